@@ -1,0 +1,12 @@
+"""placement harness: engine, models, plan runner, metrics, reports and CLI.
+
+litellm fetches its cost map over the network at import unless told not to; every harness
+import path sets the offline switches first (see shared notes on litellm).
+"""
+
+import os
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+
+__version__ = "0.1.0"

@@ -1,0 +1,64 @@
+"""The typer application and the helpers every command shares."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, NoReturn
+
+import typer
+from rich.console import Console
+
+from protocols import InvalidInput, OptionsError, ProjectionError
+
+app = typer.Typer(
+    name="harness",
+    help=(
+        "Placement harness: measure how an agent host's mapping of context into LLM messages "
+        "changes what the model does.\n\nStart with `harness run plans/unified-mapping-ab-20261005/"
+        "experiment-plan.json` (scripted model, no key needed), or `harness protocols` to see the "
+        "protocol catalog."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+EXIT_OK, EXIT_DEFECT, EXIT_INVALID, EXIT_STOPPED = 0, 1, 2, 3
+
+err_console = Console(stderr=True)
+
+
+def fail(message: str, code: int = EXIT_INVALID) -> NoReturn:
+    """Print a clear error (no traceback) and exit with ``code``."""
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False, markup=True)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn the caller's mistakes into exit 2 with the reason, never a traceback."""
+    try:
+        yield
+    except (InvalidInput, OptionsError, ProjectionError) as exc:
+        fail(str(exc))
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def parse_options(pairs: list[str] | None, parse_value: Callable[[str], Any] | None = None) -> dict[str, Any]:
+    """``["k=v", ...]`` → ``{k: v}``; values are JSON when they parse as JSON, else strings."""
+    out: dict[str, Any] = {}
+    for pair in pairs or []:
+        if "=" not in pair:
+            fail(f"--option {pair!r}: expected KEY=VALUE")
+        key, value = pair.split("=", 1)
+        try:
+            out[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key.strip()] = value
+    return out

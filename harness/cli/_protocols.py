@@ -1,0 +1,41 @@
+"""``harness protocols``: the catalog."""
+
+from __future__ import annotations
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from protocols import describe_catalog
+
+from ._app import app, print_json
+
+
+@app.command("protocols")
+def protocols_cmd(
+    as_json: bool = typer.Option(False, "--json", help="Print the catalog as JSON (options schemas included)."),
+) -> None:
+    """List the protocol catalog: versions, options with defaults and ranges, and context tools (P-60)."""
+    catalog = describe_catalog()
+    if as_json:
+        print_json(catalog)
+        return
+    console = Console()
+    for entry in catalog:
+        table = Table(title=f"{entry['protocol']} — {entry['summary']}", title_justify="left")
+        table.add_column("option")
+        table.add_column("default")
+        table.add_column("allowed")
+        props = entry["optionsSchema"].get("properties", {})
+        for name, default in entry["defaults"].items():
+            spec = props.get(name, {})
+            if "enum" in spec:
+                allowed = " | ".join(spec["enum"])
+            elif "minimum" in spec or "maximum" in spec:
+                allowed = f"{spec.get('minimum', '')}–{spec.get('maximum', '')}"
+            else:
+                allowed = spec.get("type", "")
+            table.add_row(name, str(default).lower() if isinstance(default, bool) else str(default), allowed)
+        console.print(table)
+        tools = ", ".join(entry["tools"]) or "(none: host compression only)"
+        console.print(f"  tools: {tools}\n", highlight=False)

@@ -1,0 +1,32 @@
+"""The protocol semantics of the unified context protocol family (P-*). Imports nothing from harness."""
+
+from ._catalog import CATALOG, PrefixV2, UnifiedV1, UnifiedV2, UnifiedV3, describe_catalog, parse_ref, resolve, resolve_ref
+from ._errors import (
+    CapacityExceeded,
+    InvalidInput,
+    KvLimitExceeded,
+    OptionsError,
+    ProjectionError,
+    ProtocolError,
+    RevisionConflict,
+    StoreError,
+)
+from ._groups import Group, interaction_groups
+from ._messages import RUN_ID_RE, FrozenView, MessageDraft, RawMessage, ToolCall, new_run_id
+from ._options import HostOptions, MaintenanceOptions, StatePlacement
+from ._projection_types import AgentConfig, ProjectedRequest, ProjectionSource
+from ._protocol import PLACEHOLDER, Protocol
+from ._state import MAIN_WINDOW, Checkpoint, CurrentWindowEntry, Fold, KvLimits, WindowRecord
+from ._statefile import LoadedState, dump_state, load_state, read_state_file
+from ._text import canonical_json, utf16_len, utf16_slice
+
+__all__ = [
+    "CATALOG", "MAIN_WINDOW", "PLACEHOLDER", "RUN_ID_RE",
+    "AgentConfig", "CapacityExceeded", "Checkpoint", "CurrentWindowEntry", "Fold", "FrozenView", "Group",
+    "HostOptions", "InvalidInput", "KvLimitExceeded", "KvLimits", "LoadedState", "MaintenanceOptions",
+    "MessageDraft", "OptionsError", "PrefixV2", "ProjectedRequest", "ProjectionError", "ProjectionSource",
+    "Protocol", "ProtocolError", "RawMessage", "RevisionConflict", "StatePlacement", "StoreError", "ToolCall",
+    "UnifiedV1", "UnifiedV2", "UnifiedV3", "WindowRecord",
+    "canonical_json", "describe_catalog", "dump_state", "interaction_groups", "load_state", "new_run_id",
+    "parse_ref", "read_state_file", "resolve", "resolve_ref", "utf16_len", "utf16_slice",
+]

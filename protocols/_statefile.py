@@ -1,0 +1,122 @@
+"""The portable state file of one session (O-40, O-41).
+
+``load_state`` reads it into a store (any backend) and returns what a projection needs;
+``dump_state`` writes a session of a store back to the same format. Field names are camelCase.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ._errors import InvalidInput
+from ._messages import RUN_ID_RE, FrozenView, MessageDraft, RawMessage
+from ._projection_types import AgentConfig
+from .store import JsonValue, MemoryStore, SessionStore
+
+
+class StateFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    sessionId: str = Field(min_length=1)
+    currentRunId: str
+    agent: AgentConfig
+    kvRevision: int = Field(ge=0)
+    upperBound: int | None = Field(default=None, ge=0)
+    messages: list[dict[str, Any]] = Field(default_factory=list)
+    kv: dict[str, JsonValue] = Field(default_factory=dict)
+    receipts: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+class LoadedState(BaseModel):
+    """A state file loaded into a store."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
+
+    store: SessionStore
+    session_id: str
+    agent: AgentConfig
+    frozen: FrozenView
+
+
+def _path_of(loc: tuple[Any, ...]) -> str:
+    out = "$"
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+def parse_state(data: Any) -> StateFile:
+    """Validate a state file's shape; errors name every bad field by JSON path."""
+    try:
+        state = StateFile.model_validate(data)
+    except ValidationError as exc:
+        problems = [f"{_path_of(e['loc'])}: {e['msg']}" for e in exc.errors()]
+        raise InvalidInput("invalid state file: " + "; ".join(problems)) from None
+    if not RUN_ID_RE.match(state.currentRunId):
+        raise InvalidInput("$.currentRunId: must be 32 lowercase hex digits (.NET 'N' format)")
+    return state
+
+
+def load_state(data: Any, store: SessionStore | None = None) -> LoadedState:
+    """Load a state file (parsed JSON) into ``store`` (a new in-memory store by default)."""
+    state = parse_state(data)
+    store = store or MemoryStore()
+    store.create_session(state.sessionId, state.kv, revision=state.kvRevision, receipts=state.receipts)
+    for pos, raw in enumerate(state.messages):
+        where = f"$.messages[{pos}]"
+        expected = pos + 1
+        if raw.get("index") != expected:
+            raise InvalidInput(f"{where}.index: expected {expected} (indexes start at 1 and are gapless, P-2)")
+        body = {k: v for k, v in raw.items() if k != "index"}
+        try:
+            draft = MessageDraft.model_validate(body)
+        except ValidationError as exc:
+            problems = [f"{where}{_path_of(e['loc'])[1:]}: {e['msg']}" for e in exc.errors()]
+            raise InvalidInput("invalid state file: " + "; ".join(problems)) from None
+        if not draft.id:
+            raise InvalidInput(f"{where}.id: every message of a state file needs its MessageId")
+        try:
+            store.append(state.sessionId, draft)
+        except Exception as exc:  # duplicate ids and the like
+            raise InvalidInput(f"{where}: {exc}") from None
+    max_index = store.max_index(state.sessionId)
+    upper = state.upperBound if state.upperBound is not None else max_index
+    if upper > max_index:
+        raise InvalidInput(f"$.upperBound: {upper} is beyond the last message index {max_index}")
+    frozen = FrozenView(revision=state.kvRevision, upper_bound=upper, run_id=state.currentRunId)
+    return LoadedState(store=store, session_id=state.sessionId, agent=state.agent, frozen=frozen)
+
+
+def read_state_file(path: str | Path, store: SessionStore | None = None) -> LoadedState:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InvalidInput(f"state file {str(path)!r} does not exist") from None
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"state file {str(path)!r} is not valid JSON: {exc}") from None
+    return load_state(data, store)
+
+
+def dump_state(
+    store: SessionStore,
+    session_id: str,
+    agent: AgentConfig,
+    current_run_id: str,
+    upper_bound: int | None = None,
+) -> dict[str, Any]:
+    """The state file of one session of ``store`` (what converse and the runner export)."""
+    messages: list[RawMessage] = store.all_messages(session_id)
+    return {
+        "sessionId": session_id,
+        "currentRunId": current_run_id,
+        "agent": agent.model_dump(),
+        "kvRevision": store.revision(session_id),
+        "upperBound": store.max_index(session_id) if upper_bound is None else upper_bound,
+        "messages": [m.wire() for m in messages],
+        "kv": store.kv_all(session_id),
+        "receipts": store.receipts(session_id),
+    }

@@ -1,0 +1,44 @@
+"""Text measures of the reference host (.NET): lengths in UTF-16 code units, canonical JSON."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+
+def utf16_len(text: str) -> int:
+    """Length as .NET's ``string.Length`` counts it (UTF-16 code units)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def utf16_slice(text: str, start: int, max_units: int) -> tuple[str, int]:
+    """Slice ``text`` from UTF-16 offset ``start``, at most ``max_units`` units.
+
+    Never splits a surrogate pair: if the last unit would be a high surrogate, the slice stops
+    one unit earlier. Returns the slice and the UTF-16 offset just after it.
+    """
+    data = text.encode("utf-16-le")
+    total = len(data) // 2
+    start = max(0, min(start, total))
+    end = min(total, start + max_units)
+    if end < total and end > start:
+        # unit at end-1 is a high surrogate (D800–DBFF): do not cut after it
+        unit = int.from_bytes(data[2 * (end - 1) : 2 * end], "little")
+        if 0xD800 <= unit <= 0xDBFF:
+            end -= 1
+    return data[2 * start : 2 * end].decode("utf-16-le"), end
+
+
+def utf16_truncate(text: str, max_units: int) -> str:
+    """The longest prefix of ``text`` with at most ``max_units`` UTF-16 units."""
+    return utf16_slice(text, 0, max_units)[0]
+
+
+def canonical_json(value: Any) -> str:
+    """Deterministic JSON: sorted keys, no whitespace, non-ASCII kept as is."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

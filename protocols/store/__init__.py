@@ -1,0 +1,6 @@
+"""Session stores: one interface, two backends (E-8)."""
+
+from ._base import JsonValue, KvChanges, SessionStore
+from ._memory import MemoryStore
+
+__all__ = ["JsonValue", "KvChanges", "MemoryStore", "SessionStore"]
