@@ -1,0 +1,133 @@
+"""The host dispatcher of context tools (P-40 … P-44, P-73, P-74, P-7).
+
+Order of a dispatch:
+
+1. a receipt stored for the call id → returned unchanged, nothing executes (P-42);
+2. a name that is not a tool of this protocol → ``unknown_tool``;
+3. arguments that are not a JSON object → ``invalid_arguments``;
+4. v2/v3: a write tool without ``expectedWindowId`` → ``context_window_expectation_required``;
+5. schema failure → ``invalid_arguments`` naming the field;
+6. execute. Read tools store their receipt without a revision change (P-22). Write tools check the
+   frozen revision (``context_state_stale``, P-41) and, on v2/v3, the expected window
+   (``context_window_mismatch``, P-74), then commit KV changes and receipt in one transaction.
+
+Authorisation (revision, upper bound, session) comes only from ``frozen`` and the session id (P-40).
+Every failure is stored as the call's receipt too, so a replay answers the same.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import ValidationError
+
+from ._errors import KvLimitExceeded, RevisionConflict
+from ._messages import FrozenView, ToolCall
+from ._protocol import Protocol
+from .store import SessionStore
+from .tools import ToolContext, ToolRejected, ToolSpec, Write, failure, tools_for
+
+
+def dispatch(
+    protocol: Protocol, store: SessionStore, session_id: str, call: ToolCall, frozen: FrozenView
+) -> dict[str, Any]:
+    """Run one tool call; returns its result (the stored receipt on a replay)."""
+    stored = store.receipt(session_id, call.id)
+    if stored is not None:
+        return dict(stored)
+    try:
+        result = _run(protocol, store, session_id, call, frozen)
+    except ToolRejected as rejected:
+        result = rejected.result()
+    if isinstance(result, Write):
+        return _commit(store, session_id, call, frozen, result)
+    return dict(store.put_receipt(session_id, call.id, result))
+
+
+def _run(
+    protocol: Protocol, store: SessionStore, session_id: str, call: ToolCall, frozen: FrozenView
+) -> dict[str, Any] | Write:
+    spec = _spec_named(protocol, call.name)
+    raw = _parse_arguments(call.arguments)
+    if spec.requires_expected_window and raw.get("expectedWindowId") is None:
+        raise ToolRejected("context_window_expectation_required",
+                           f"{spec.name} requires expectedWindowId: the window you believe is active (P-73)")
+    try:
+        args = spec.args.model_validate(raw)
+    except ValidationError as exc:
+        raise ToolRejected("invalid_arguments", _describe(exc)) from None
+    ctx = ToolContext(protocol, store, session_id, frozen)
+    if not spec.writes:
+        outcome = spec.handler(ctx, args)
+        assert not isinstance(outcome, Write), f"read tool {spec.name} tried to write"
+        return outcome
+    current = store.revision(session_id)
+    if frozen.revision != current:
+        raise _stale(frozen.revision, current)
+    expected = getattr(args, "expected_window_id", None)
+    if expected is not None and expected != ctx.active_window():
+        raise ToolRejected(
+            "context_window_mismatch",
+            f"expectedWindowId is {expected!r} but the active window is {ctx.active_window()!r}; "
+            "nothing was changed",
+            currentWindowId=ctx.active_window(),
+            stateRevision=current,
+        )
+    outcome = spec.handler(ctx, args)
+    assert isinstance(outcome, Write), f"write tool {spec.name} returned no changes"
+    return outcome
+
+
+def _commit(
+    store: SessionStore, session_id: str, call: ToolCall, frozen: FrozenView, write: Write
+) -> dict[str, Any]:
+    try:
+        store.commit(session_id, frozen.revision, write.changes, receipt=(call.id, write.result))
+    except RevisionConflict as exc:
+        result = _stale(frozen.revision, exc.current).result()
+    except KvLimitExceeded as exc:
+        result = failure("kv_limit_exceeded", f"the write breaks a KV limit: {exc}; nothing was changed")
+    else:
+        return write.result
+    return dict(store.put_receipt(session_id, call.id, result))
+
+
+def _stale(frozen_revision: int, current: int) -> ToolRejected:
+    return ToolRejected(
+        "context_state_stale",
+        f"this call saw KV revision {frozen_revision}, the state is now at {current}; "
+        "look at the current state and call again",
+        currentRevision=current,
+    )
+
+
+def _spec_named(protocol: Protocol, name: str) -> ToolSpec:
+    specs = {spec.name: spec for spec in tools_for(protocol)}
+    if name not in specs:
+        offered = ", ".join(specs) or "none"
+        raise ToolRejected("unknown_tool", f"{name!r} is not a tool of {protocol.key} (offered: {offered})")
+    return specs[name]
+
+
+def _parse_arguments(arguments: str) -> dict[str, Any]:
+    if not arguments.strip():
+        return {}
+    try:
+        value = json.loads(arguments)
+    except json.JSONDecodeError as exc:
+        raise ToolRejected("invalid_arguments", f"arguments are not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise ToolRejected("invalid_arguments", "arguments must be a JSON object")
+    return value
+
+
+def _describe(exc: ValidationError) -> str:
+    problems = []
+    for err in exc.errors():
+        field = ".".join(str(p) for p in err["loc"]) or "(arguments)"
+        if err["type"] == "extra_forbidden":
+            problems.append(f"{field}: unknown argument")
+        else:
+            problems.append(f"{field}: {err['msg']}")
+    return "; ".join(problems)

@@ -1,0 +1,12 @@
+"""The context tools (P-22 … P-28, P-73): catalog, argument schemas and handlers.
+
+The dispatcher (``protocols._dispatch``) is the only caller of the handlers.
+"""
+
+from ._context import ToolContext
+from ._results import ToolRejected, Write, failure, success
+from ._spec import ToolSpec, tool_schemas, tools_for
+
+__all__ = [
+    "ToolContext", "ToolRejected", "ToolSpec", "Write", "failure", "success", "tool_schemas", "tools_for",
+]

@@ -1,0 +1,107 @@
+"""The tool catalog: which tools a protocol offers, their argument models and handlers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .._protocol import Protocol
+from . import _args as a
+from ._context import ToolContext
+from ._folds import fold_create, fold_list, fold_read
+from ._history import history_list
+from ._results import Write
+from ._windows import (
+    task_memory_set,
+    window_complete,
+    window_list,
+    window_memory_set,
+    window_open,
+    window_read,
+    window_search,
+)
+
+Handler = Callable[[ToolContext, Any], "dict[str, Any] | Write"]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    args: type[a.ToolArgs]
+    handler: Handler
+    writes: bool
+    """State-changing tools commit through the dispatcher; read tools never change state (P-22)."""
+
+    @property
+    def requires_expected_window(self) -> bool:
+        """v2/v3 write tools carry ``expectedWindowId`` (P-73)."""
+        return "expected_window_id" in self.args.model_fields
+
+    def schema(self) -> dict[str, Any]:
+        """OpenAI function-tool format; parameters are the argument model's JSON Schema."""
+        parameters = self.args.model_json_schema(by_alias=True)
+        parameters.pop("title", None)
+        for prop in parameters.get("properties", {}).values():
+            prop.pop("title", None)
+        return {"type": "function",
+                "function": {"name": self.name, "description": self.description, "parameters": parameters}}
+
+
+_D = {
+    "context_window_open": "Create (resume=false, with goal) or resume (resume=true) a window and make it "
+                           "active from the next step on; the previous window is suspended.",
+    "context_window_memory_set": "Replace the active window's working memory.",
+    "context_window_complete": "Store the result, mark the active window completed and return to the window "
+                               "it was entered from (else main). main cannot be completed.",
+    "context_window_list": "List windows with id, goal and status; page with nextOffset.",
+    "context_window_search": "Find raw messages of this session containing a text (case-insensitive).",
+    "context_window_read": "Read a window's raw messages in index order; page with nextAfterIndex.",
+    "context_task_memory_set": "Replace the task memory: cross-window goals, constraints and progress.",
+    "context_history_list": "List the active window's uncompressed history as interaction groups with real "
+                            "indexes, previews and whether each can be folded; page with nextAfterIndex.",
+    "context_fold_create": "Fold complete groups fromIndex..throughIndex of the active window (from "
+                           "context_history_list) into your own summary; the raw messages stay readable.",
+    "context_fold_list": "List a window's folds (default: the active window) with summaries and whether "
+                         "compression has covered them; page with nextOffset.",
+    "context_fold_read": "Read a fold's raw messages as JSON text, 12000 characters at a time; continue "
+                         "with nextCursor until it is null.",
+}
+
+
+def _spec(name: str, args: type[a.ToolArgs], handler: Handler, writes: bool) -> ToolSpec:
+    return ToolSpec(name, _D[name], args, handler, writes)
+
+
+def _catalog(v2: bool) -> tuple[ToolSpec, ...]:
+    return (
+        _spec("context_window_open", a.WindowOpenArgsV2 if v2 else a.WindowOpenArgs, window_open, True),
+        _spec("context_window_memory_set", a.MemorySetArgsV2 if v2 else a.MemorySetArgs,
+              window_memory_set, True),
+        _spec("context_window_complete", a.WindowCompleteArgsV2 if v2 else a.WindowCompleteArgs,
+              window_complete, True),
+        _spec("context_window_list", a.WindowListArgs, window_list, False),
+        _spec("context_window_search", a.WindowSearchArgs, window_search, False),
+        _spec("context_window_read", a.WindowReadArgs, window_read, False),
+        _spec("context_task_memory_set", a.TaskMemorySetArgs, task_memory_set, True),
+        _spec("context_history_list", a.HistoryListArgs, history_list, False),
+        _spec("context_fold_create", a.FoldCreateArgsV2 if v2 else a.FoldCreateArgs, fold_create, True),
+        _spec("context_fold_list", a.FoldListArgs, fold_list, False),
+        _spec("context_fold_read", a.FoldReadArgs, fold_read, False),
+    )
+
+
+_V1 = _catalog(v2=False)
+_V2 = _catalog(v2=True)
+
+
+def tools_for(protocol: Protocol) -> list[ToolSpec]:
+    """The protocol's context tools in catalog order (prefix@2 has none, P-90)."""
+    if not protocol.has_windows:
+        return []
+    return list(_V2 if protocol.requires_expected_window else _V1)
+
+
+def tool_schemas(protocol: Protocol) -> list[dict[str, Any]]:
+    return [spec.schema() for spec in tools_for(protocol)]
