@@ -2,5 +2,6 @@
 
 from ._base import JsonValue, KvChanges, SessionStore
 from ._memory import MemoryStore
+from ._sqlite import SqliteStore
 
-__all__ = ["JsonValue", "KvChanges", "MemoryStore", "SessionStore"]
+__all__ = ["JsonValue", "KvChanges", "MemoryStore", "SessionStore", "SqliteStore"]

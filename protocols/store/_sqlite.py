@@ -1,0 +1,394 @@
+"""SQLite store (E-8): durable, used for resume; the same semantics as ``MemoryStore``.
+
+One connection shared by every thread (``check_same_thread=False``) behind one lock, so the
+process's writers are serialised; every write runs in ``BEGIN IMMEDIATE`` so that two stores
+opened on the same file also allocate indexes atomically and gaplessly (E-10). File databases use
+WAL. Raw messages are kept as their ``.wire()`` JSON and re-validated on read; KV values,
+receipts and snapshots are JSON text.
+
+Messages live in two tiers with the same shape: ``messages`` (hot) and ``messages_cold``;
+``archive`` moves rows between them in one transaction and every read merges both (E-12). Each
+tier has a (session, window, index) index so ``window_messages`` reads only the window's range,
+never the whole session (Q-1).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from .._errors import RevisionConflict, StoreError
+from .._messages import MessageDraft, RawMessage
+from .._state import KvLimits
+from ._base import JsonValue, KvChanges, SessionStore
+
+_TIERS = ("messages", "messages_cold")
+
+
+def _tier_ddl(table: str) -> str:
+    return f"""
+    CREATE TABLE {table} (
+        session TEXT NOT NULL, idx INTEGER NOT NULL, id TEXT NOT NULL, window TEXT NOT NULL,
+        run TEXT NOT NULL, kind TEXT NOT NULL, body TEXT NOT NULL,
+        PRIMARY KEY (session, idx)
+    ) WITHOUT ROWID;
+    CREATE UNIQUE INDEX {table}_by_id ON {table} (session, id);
+    CREATE INDEX {table}_by_window ON {table} (session, window, idx);
+    CREATE INDEX {table}_inputs ON {table} (session, run, idx) WHERE kind = 'input';
+    """
+
+
+def _m001_initial(db: sqlite3.Connection) -> None:
+    # statement by statement: executescript would commit the migration's transaction early
+    script = (
+        """
+        CREATE TABLE sessions (
+            id TEXT PRIMARY KEY, revision INTEGER NOT NULL, max_index INTEGER NOT NULL
+        );
+        CREATE TABLE kv (
+            session TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (session, key)
+        ) WITHOUT ROWID;
+        CREATE TABLE receipts (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT, session TEXT NOT NULL, call_id TEXT NOT NULL,
+            value TEXT NOT NULL, UNIQUE (session, call_id)
+        );
+        CREATE TABLE snapshots (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT, session TEXT NOT NULL, snapshot_id TEXT NOT NULL,
+            data TEXT NOT NULL
+        );
+        CREATE INDEX snapshots_by_session ON snapshots (session, seq);
+        CREATE TABLE tool_calls (
+            session TEXT NOT NULL, call_id TEXT NOT NULL, idx INTEGER NOT NULL,
+            PRIMARY KEY (session, call_id)
+        ) WITHOUT ROWID;
+        """
+        + "".join(_tier_ddl(t) for t in _TIERS)
+    )
+    for statement in script.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
+# Named migrations, applied in order; PRAGMA user_version records how many ran.
+_MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m001_initial]
+
+
+def _dumps(value: JsonValue) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _message(body: str) -> RawMessage:
+    return RawMessage.model_validate(json.loads(body))
+
+
+def _merged(where: str, index: str | None = None, limit: bool = False) -> str:
+    """A read over both tiers: the same filter on each, merged by message index.
+
+    ``index`` names the per-tier index to use (``by_window``, ``inputs``): without ``INDEXED BY``
+    SQLite may prefer the (session, idx) primary key and walk every window's messages in the
+    range, which is what Q-1 forbids. With ``limit`` each tier stops after that many rows (one
+    more ``?`` per tier and one for the merge).
+    """
+    parts = []
+    for t in _TIERS:
+        source = f"{t} INDEXED BY {t}_{index}" if index else t
+        inner = f"SELECT idx, body FROM {source} WHERE {where} ORDER BY idx" + (" LIMIT ?" if limit else "")
+        parts.append(f"SELECT * FROM ({inner})")
+    return f"{parts[0]} UNION ALL {parts[1]} ORDER BY idx" + (" LIMIT ?" if limit else "")
+
+
+class SqliteStore(SessionStore):
+    def __init__(self, path: str | Path = ":memory:", limits: KvLimits | None = None) -> None:
+        self.limits = limits or KvLimits()
+        self.path = str(path)
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30.0)
+        if self.path != ":memory:":
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable across process crashes
+        self._migrate()
+
+    def _migrate(self) -> None:
+        with self._write() as db:
+            done = db.execute("PRAGMA user_version").fetchone()[0]
+            for n, migration in enumerate(_MIGRATIONS[done:], start=done + 1):
+                migration(db)
+                db.execute(f"PRAGMA user_version = {n}")
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> SqliteStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # transactions ---------------------------------------------------------------------------
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One all-or-nothing write transaction (E-9), holding the database's write lock."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+
+    def _row(self, db: sqlite3.Connection, session_id: str) -> tuple[int, int]:
+        row = db.execute("SELECT revision, max_index FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"unknown session {session_id!r}")
+        return int(row[0]), int(row[1])
+
+    def _read(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        with self._lock:
+            return self._db.execute(sql, params).fetchall()
+
+    def _known(self, session_id: str) -> None:
+        with self._lock:
+            self._row(self._db, session_id)
+
+    # sessions -------------------------------------------------------------------------------
+    def create_session(
+        self,
+        session_id: str,
+        kv: Mapping[str, JsonValue] | None = None,
+        revision: int = 0,
+        receipts: Mapping[str, JsonValue] | None = None,
+    ) -> None:
+        with self._write() as db:
+            if db.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone():
+                raise StoreError(f"session {session_id!r} already exists")
+            if kv:
+                self._check_limits(set(), kv)
+            db.execute("INSERT INTO sessions VALUES (?, ?, 0)", (session_id, revision))
+            db.executemany(
+                "INSERT INTO kv VALUES (?, ?, ?)",
+                [(session_id, k, _dumps(v)) for k, v in (kv or {}).items() if v is not None],
+            )
+            db.executemany(
+                "INSERT INTO receipts (session, call_id, value) VALUES (?, ?, ?)",
+                [(session_id, k, _dumps(v)) for k, v in (receipts or {}).items()],
+            )
+
+    def has_session(self, session_id: str) -> bool:
+        return bool(self._read("SELECT 1 FROM sessions WHERE id = ?", (session_id,)))
+
+    # messages -------------------------------------------------------------------------------
+    def append(self, session_id: str, draft: MessageDraft) -> RawMessage:
+        with self._write() as db:
+            _, index = self._row(db, session_id)
+            index += 1
+            msg_id = draft.id or f"m{index}"
+            for tier in _TIERS:
+                sql = f"SELECT 1 FROM {tier} WHERE session = ? AND id = ?"
+                if db.execute(sql, (session_id, msg_id)).fetchone():
+                    raise StoreError(f"message id {msg_id!r} already exists in session {session_id!r}")
+            msg = RawMessage.model_validate({**draft.model_dump(), "id": msg_id, "index": index})
+            db.execute(
+                "INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (session_id, index, msg_id, msg.window_id, msg.run_id, msg.kind, _dumps(msg.wire())),
+            )
+            db.executemany(
+                "INSERT OR IGNORE INTO tool_calls VALUES (?, ?, ?)",
+                [(session_id, call.id, index) for call in msg.tool_calls or ()],
+            )
+            db.execute("UPDATE sessions SET max_index = ? WHERE id = ?", (index, session_id))
+            return msg
+
+    def max_index(self, session_id: str) -> int:
+        with self._lock:
+            return self._row(self._db, session_id)[1]
+
+    def window_messages(
+        self, session_id: str, window_id: str, after_index: int, upper_bound: int, limit: int | None = None
+    ) -> list[RawMessage]:
+        where = "session = ? AND window = ? AND idx > ? AND idx <= ?"
+        params: list[Any] = [session_id, window_id, after_index, upper_bound]
+        with self._lock:
+            self._known(session_id)
+            if limit is None:
+                rows = self._db.execute(_merged(where, "by_window"), params * 2).fetchall()
+            else:  # a page never reads past its own rows
+                sql = _merged(where, "by_window", limit=True)
+                rows = self._db.execute(sql, [*params, limit, *params, limit, limit]).fetchall()
+        return [_message(body) for _, body in rows]
+
+    def run_inputs(self, session_id: str, run_id: str, upper_bound: int) -> list[RawMessage]:
+        where = "session = ? AND run = ? AND kind = 'input' AND idx <= ?"  # matches the partial index
+        with self._lock:
+            self._known(session_id)
+            params = [session_id, run_id, upper_bound]
+            rows = self._db.execute(_merged(where, "inputs"), params * 2).fetchall()
+        return [_message(body) for _, body in rows]
+
+    def messages_by_ids(self, session_id: str, ids: Sequence[str]) -> list[RawMessage]:
+        with self._lock:
+            self._known(session_id)
+            found: dict[str, RawMessage] = {}
+            for tier in _TIERS:
+                for start in range(0, len(ids), 500):
+                    chunk = list(ids[start : start + 500])
+                    marks = ",".join("?" * len(chunk))
+                    sql = f"SELECT body FROM {tier} WHERE session = ? AND id IN ({marks})"
+                    for (body,) in self._db.execute(sql, [session_id, *chunk]):
+                        msg = _message(body)
+                        found[msg.id] = msg
+        return [found[i] for i in ids if i in found]
+
+    def message_by_call_id(self, session_id: str, call_id: str) -> RawMessage | None:
+        with self._lock:
+            self._known(session_id)
+            row = self._db.execute(
+                "SELECT idx FROM tool_calls WHERE session = ? AND call_id = ?", (session_id, call_id)
+            ).fetchone()
+            if row is None:
+                return None
+            rows = self._db.execute(_merged("session = ? AND idx = ?"), [session_id, row[0]] * 2).fetchall()
+        return _message(rows[0][1]) if rows else None
+
+    def search(
+        self, session_id: str, query: str, window_id: str | None, upper_bound: int, limit: int
+    ) -> list[RawMessage]:
+        needle = query.casefold()
+        if window_id is None:
+            where, index, params = "session = ? AND idx <= ?", None, [session_id, upper_bound]
+        else:
+            where, index = "session = ? AND window = ? AND idx <= ?", "by_window"
+            params = [session_id, window_id, upper_bound]
+        out: list[RawMessage] = []
+        with self._lock:
+            self._known(session_id)
+            # the same case-insensitive match as MemoryStore (str.casefold), so it runs in Python
+            for _, body in self._db.execute(_merged(where, index), params * 2):
+                msg = _message(body)
+                if needle in msg.text().casefold():
+                    out.append(msg)
+                    if len(out) >= limit:
+                        break
+        return out
+
+    def all_messages(self, session_id: str) -> list[RawMessage]:
+        with self._lock:
+            self._known(session_id)
+            rows = self._db.execute(_merged("session = ?"), [session_id] * 2).fetchall()
+        return [_message(body) for _, body in rows]
+
+    def archive(self, session_id: str, through_index: int) -> int:
+        with self._write() as db:
+            self._row(db, session_id)
+            db.execute(
+                "INSERT INTO messages_cold SELECT * FROM messages WHERE session = ? AND idx <= ?",
+                (session_id, through_index),
+            )
+            moved = db.execute(
+                "DELETE FROM messages WHERE session = ? AND idx <= ?", (session_id, through_index)
+            )
+            return int(moved.rowcount)
+
+    # KV ---------------------------------------------------------------------------------------
+    def revision(self, session_id: str) -> int:
+        with self._lock:
+            return self._row(self._db, session_id)[0]
+
+    def kv_get(self, session_id: str, key: str) -> JsonValue | None:
+        with self._lock:
+            self._known(session_id)
+            sql = "SELECT value FROM kv WHERE session = ? AND key = ?"
+            row = self._db.execute(sql, (session_id, key)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def kv_prefix(self, session_id: str, prefix: str) -> dict[str, JsonValue]:
+        with self._lock:
+            self._known(session_id)
+            rows = self._db.execute(
+                "SELECT key, value FROM kv WHERE session = ? AND substr(key, 1, ?) = ?",
+                (session_id, len(prefix), prefix),
+            ).fetchall()
+        # sorted in Python: SQLite's BINARY order is byte order, Python's is code point order
+        return {k: json.loads(v) for k, v in sorted(rows)}
+
+    def commit(
+        self,
+        session_id: str,
+        expected_revision: int,
+        changes: KvChanges,
+        receipt: tuple[str, JsonValue] | None = None,
+    ) -> int:
+        with self._write() as db:
+            revision, _ = self._row(db, session_id)
+            if revision != expected_revision:
+                raise RevisionConflict(expected_revision, revision)
+            if receipt is not None and db.execute(
+                "SELECT 1 FROM receipts WHERE session = ? AND call_id = ?", (session_id, receipt[0])
+            ).fetchone():
+                raise StoreError(f"a receipt for call {receipt[0]!r} already exists")
+            keys = {k for (k,) in db.execute("SELECT key FROM kv WHERE session = ?", (session_id,))}
+            self._check_limits(keys, changes)
+            for key, value in changes.items():
+                if value is None:
+                    db.execute("DELETE FROM kv WHERE session = ? AND key = ?", (session_id, key))
+                else:
+                    db.execute("INSERT OR REPLACE INTO kv VALUES (?, ?, ?)", (session_id, key, _dumps(value)))
+            if receipt is not None:
+                db.execute(
+                    "INSERT INTO receipts (session, call_id, value) VALUES (?, ?, ?)",
+                    (session_id, receipt[0], _dumps(receipt[1])),
+                )
+            db.execute("UPDATE sessions SET revision = ? WHERE id = ?", (revision + 1, session_id))
+            return revision + 1
+
+    # receipts ---------------------------------------------------------------------------------
+    def receipt(self, session_id: str, call_id: str) -> JsonValue | None:
+        with self._lock:
+            self._known(session_id)
+            row = self._db.execute(
+                "SELECT value FROM receipts WHERE session = ? AND call_id = ?", (session_id, call_id)
+            ).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def put_receipt(self, session_id: str, call_id: str, result: JsonValue) -> JsonValue:
+        with self._write() as db:
+            self._row(db, session_id)
+            db.execute(
+                "INSERT OR IGNORE INTO receipts (session, call_id, value) VALUES (?, ?, ?)",
+                (session_id, call_id, _dumps(result)),
+            )
+            row = db.execute(
+                "SELECT value FROM receipts WHERE session = ? AND call_id = ?", (session_id, call_id)
+            ).fetchone()
+            return json.loads(row[0])
+
+    def receipts(self, session_id: str) -> dict[str, JsonValue]:
+        with self._lock:
+            self._known(session_id)
+            sql = "SELECT call_id, value FROM receipts WHERE session = ? ORDER BY seq"
+            rows = self._db.execute(sql, (session_id,)).fetchall()
+        return {k: json.loads(v) for k, v in rows}
+
+    # snapshots --------------------------------------------------------------------------------
+    def put_snapshot(self, session_id: str, snapshot_id: str, data: JsonValue) -> None:
+        with self._write() as db:
+            self._row(db, session_id)
+            db.execute(
+                "INSERT INTO snapshots (session, snapshot_id, data) VALUES (?, ?, ?)",
+                (session_id, snapshot_id, _dumps(data)),
+            )
+
+    def snapshots(self, session_id: str) -> list[tuple[str, JsonValue]]:
+        with self._lock:
+            self._known(session_id)
+            rows = self._db.execute(
+                "SELECT snapshot_id, data FROM snapshots WHERE session = ? ORDER BY seq", (session_id,)
+            ).fetchall()
+        return [(sid, json.loads(data)) for sid, data in rows]
