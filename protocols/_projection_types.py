@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ._messages import WireModel
 
-SourceType = Literal["raw", "context_header", "context_fold", "context_state"]
+SourceType = Literal["system", "raw", "context_header", "context_fold", "context_state"]
 
 
 class ProjectionSource(WireModel):

@@ -1,0 +1,225 @@
+"""The LLM mapping of every protocol (P-10 … P-20, P-71, P-80 … P-84, P-90).
+
+A projection reads the frozen view only: the active window's uncovered messages up to the
+frozen upper bound, the current run's inputs, that window's folds and a few KV keys. It never
+scans the session (Q-1) and never writes anything (P-1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ._derived import fold_text, header_text, state_text
+from ._errors import ProjectionError
+from ._messages import FrozenView, RawMessage
+from ._options import HostOptions
+from ._projection_types import AgentConfig, ProjectedRequest, ProjectionSource
+from ._state import (
+    ACTIVE_WINDOW,
+    CURRENT_WINDOW_ENTRY,
+    MAIN_WINDOW,
+    TASK_MEMORY,
+    checkpoint_key,
+    covered_key,
+    window_key,
+)
+from ._view import gui_projection, tool_result_preview, validate_pairing
+
+if TYPE_CHECKING:
+    from ._protocol import Protocol
+    from .store import SessionStore
+
+
+@dataclass(frozen=True)
+class _Item:
+    """One history entry of the view before conversion: a raw message or a fold."""
+
+    index: int
+    message: dict[str, Any]
+    source: ProjectionSource
+    raw: RawMessage | None = None
+
+
+def _raw_message(msg: RawMessage, content: Any) -> dict[str, Any]:
+    if msg.role == "tool":
+        return {"role": "tool", "tool_call_id": msg.tool_call_id, "content": content}
+    out: dict[str, Any] = {"role": msg.role, "content": content}
+    if msg.tool_calls:
+        out["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+            for c in msg.tool_calls
+        ]
+    return out
+
+
+def _window_history(
+    protocol: Protocol,
+    store: SessionStore,
+    session_id: str,
+    frozen: FrozenView,
+    window_id: str,
+    covered: int,
+    host: HostOptions,
+) -> list[_Item]:
+    """P-10 … P-14: window filter, protected run inputs, folds in place, GUI and preview."""
+    window_msgs = store.window_messages(session_id, window_id, covered, frozen.upper_bound)
+    seen = {m.id for m in window_msgs}
+    protected = [m for m in store.run_inputs(session_id, frozen.run_id, frozen.upper_bound) if m.id not in seen]
+    messages = sorted([*window_msgs, *protected], key=lambda m: m.index)
+
+    folds: list[tuple[str, dict[str, Any]]] = []
+    if protocol.has_folds:
+        for key, fold in store.kv_prefix(session_id, "fold/").items():
+            if fold.get("windowId") == window_id and int(fold["fromIndex"]) > covered:
+                folds.append((key.removeprefix("fold/"), fold))
+    folded: dict[str, tuple[str, dict[str, Any]]] = {}
+    for fold_id, fold in folds:
+        for mid in fold.get("messageIds", []):
+            folded[mid] = (fold_id, fold)
+
+    if protocol.options.guiProjection:
+        messages = gui_projection(messages)
+
+    items: list[_Item] = []
+    placed: set[str] = set()
+    for msg in messages:
+        hit = folded.get(msg.id)
+        if hit is not None:
+            fold_id, fold = hit
+            if fold_id in placed:
+                continue
+            placed.add(fold_id)
+            text = fold_text(
+                fold_id=fold_id,
+                window_id=window_id,
+                from_index=int(fold["fromIndex"]),
+                through_index=int(fold["throughIndex"]),
+                summary=str(fold.get("summary", "")),
+                escape_non_ascii=protocol.escape_non_ascii,
+            )
+            source = ProjectionSource(
+                type="context_fold",
+                fold_id=fold_id,
+                session_id=session_id,
+                window_id=window_id,
+                first_index=int(fold["fromIndex"]),
+                last_index=int(fold["throughIndex"]),
+                message_ids=tuple(fold.get("messageIds", [])),
+            )
+            items.append(_Item(msg.index, {"role": "assistant", "content": text}, source))
+            continue
+        content: Any = msg.content
+        if msg.kind == "tool_result":
+            content = tool_result_preview(msg, host.toolResultPreviewCharacters, protocol.has_windows)
+        items.append(_Item(msg.index, _raw_message(msg, content),
+                           ProjectionSource(type="raw", message_ids=(msg.id,)), raw=msg))
+    return items
+
+
+def _state_body(
+    store: SessionStore,
+    session_id: str,
+    frozen: FrozenView,
+    window_id: str,
+    record: dict[str, Any],
+    covered: int,
+    history: list[_Item],
+) -> dict[str, Any]:
+    """P-71: the current execution position, from the frozen KV and the view."""
+    entry = store.kv_get(session_id, CURRENT_WINDOW_ENTRY)
+    if not isinstance(entry, dict) or entry.get("windowId") != window_id:
+        entry = {}
+    entered_at = int(entry.get("enteredAtUpperBound") or 0)
+    since = [i.raw for i in history if i.raw is not None and i.index > entered_at]
+    results = sum(1 for m in since if m.kind == "tool_result")
+    recent = [c.name for m in since for c in (m.tool_calls or ())][-3:]
+    return {
+        "windowId": window_id,
+        "status": record.get("status", "active"),
+        "revision": frozen.revision,
+        "enteredFrom": entry.get("fromWindow"),
+        "enteredAtUpperBound": entered_at,
+        "handoffInput": entry.get("input"),
+        "coveredThrough": covered,
+        "toolResultsSinceEntry": results,
+        "recentTools": recent,
+    }
+
+
+def project(
+    protocol: Protocol,
+    store: SessionStore,
+    session_id: str,
+    frozen: FrozenView,
+    agent: AgentConfig,
+    host: HostOptions,
+    business_tools: list[dict[str, Any]],
+) -> ProjectedRequest:
+    if frozen.upper_bound > store.max_index(session_id):
+        raise ProjectionError(
+            f"upper bound {frozen.upper_bound} is beyond the session's last index {store.max_index(session_id)}"
+        )
+    window_id = MAIN_WINDOW
+    record: dict[str, Any] = {"status": "active"}
+    if protocol.has_windows:
+        window_id = str(store.kv_get(session_id, ACTIVE_WINDOW) or MAIN_WINDOW)
+        stored = store.kv_get(session_id, window_key(window_id))
+        if stored is None and window_id != MAIN_WINDOW:
+            raise ProjectionError(f"active window {window_id!r} has no window/{window_id} record")
+        if stored is not None:
+            if not isinstance(stored, dict):
+                raise ProjectionError(f"window/{window_id} is not a JSON object")
+            record = stored
+    covered = int(store.kv_get(session_id, covered_key(window_id)) or 0)
+
+    history = _window_history(protocol, store, session_id, frozen, window_id, covered, host)
+    validate_pairing([i.message for i in history], [i.source for i in history])  # P-15, before P-84
+
+    checkpoint = store.kv_get(session_id, checkpoint_key(window_id))
+    working_checkpoint = None
+    if isinstance(checkpoint, dict) and checkpoint.get("summary") is not None:
+        working_checkpoint = {"summary": checkpoint["summary"], "coveredThrough": covered}
+    header = header_text(
+        agent_inputs=agent.inputs,
+        task_memory=store.kv_get(session_id, TASK_MEMORY) if protocol.has_windows else None,
+        active_window={"id": window_id, **record} if protocol.has_windows else None,
+        checkpoint=working_checkpoint,
+        escape_non_ascii=protocol.escape_non_ascii,
+    )
+
+    messages: list[dict[str, Any]] = [{"role": "system", "content": protocol.system_prompt(agent.systemPrompt)}]
+    sources = [ProjectionSource(type="system")]
+    messages.append({"role": "assistant", "content": header})
+    sources.append(ProjectionSource(type="context_header", session_id=session_id, window_id=window_id))
+
+    state_msg: dict[str, Any] | None = None
+    placement = "none"
+    if protocol.has_state_message:
+        body = _state_body(store, session_id, frozen, window_id, record, covered, history)
+        placement = str(getattr(protocol.options, "stateMessagePlacement", "trailing_assistant"))
+        role = "user" if placement == "trailing_user" else "assistant"
+        state_msg = {"role": role, "content": state_text(body)}
+    state_src = ProjectionSource(type="context_state", session_id=session_id, window_id=window_id)
+
+    if state_msg is not None and placement == "before_history_assistant":
+        messages.append(state_msg)
+        sources.append(state_src)
+    messages.extend(i.message for i in history)
+    sources.extend(i.source for i in history)
+    if state_msg is not None and placement != "before_history_assistant":
+        messages.append(state_msg)
+        sources.append(state_src)
+
+    return ProjectedRequest(messages=messages, sources=sources, tools=[*protocol.tool_schemas(), *business_tools])
+
+
+def segment_of(source: ProjectionSource) -> str:
+    """The request segment a message counts towards (X-51): system, header, state, fold or history."""
+    return {
+        "system": "system",
+        "context_header": "header",
+        "context_state": "state",
+        "context_fold": "fold",
+    }.get(source.type, "history")
+
