@@ -52,7 +52,9 @@ class SessionBuilder:
             fields["window_id"] = window_id
         return self._append(**fields)
 
-    def exchange(self, name: str, args: dict[str, Any] | None = None, result: Any = None) -> tuple[RawMessage, RawMessage]:
+    def exchange(
+        self, name: str, args: dict[str, Any] | None = None, result: Any = None
+    ) -> tuple[RawMessage, RawMessage]:
         call = self.call(name, args)
         assert call.tool_calls
         return call, self.result(call.tool_calls[0].id, result if result is not None else {"success": True})
