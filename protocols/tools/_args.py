@@ -7,7 +7,7 @@ on the wire (``windowId``), snake_case in Python.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 from .._text import utf16_len
@@ -110,6 +110,12 @@ class FoldCreateArgs(ToolArgs):
         if not value.strip():
             raise ValueError("summary must not be blank")
         return value
+
+    @model_validator(mode="after")
+    def _ordered(self) -> FoldCreateArgs:
+        if self.from_index > self.through_index:
+            raise ValueError(f"fromIndex {self.from_index} is after throughIndex {self.through_index}")
+        return self
 
 
 class FoldCreateArgsV2(FoldCreateArgs):
