@@ -1,0 +1,36 @@
+"""Capture of the provider-level request body (E-11) through a litellm ``CustomLogger``.
+
+litellm hands ``log_pre_api_call`` the body it is about to send
+(``kwargs["additional_args"]["complete_input_dict"]``) next to the raw API key; only the body is
+copied, keyed by the ``litellm_call_id`` the adapter chose for that attempt. The adapter redacts it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+from litellm.integrations.custom_logger import CustomLogger
+
+
+class RequestCapture(CustomLogger):
+    def __init__(self) -> None:
+        super().__init__()
+        self._bodies: dict[str, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+
+    def log_pre_api_call(self, model: Any, messages: Any, kwargs: Any) -> None:
+        call_id = kwargs.get("litellm_call_id")
+        body = (kwargs.get("additional_args") or {}).get("complete_input_dict")
+        if not isinstance(call_id, str) or not isinstance(body, dict):
+            return
+        # A JSON round trip detaches the copy from litellm's objects (and stringifies odd leaves).
+        copy = json.loads(json.dumps(body, default=str))
+        with self._lock:
+            self._bodies[call_id] = copy
+
+    def pop(self, call_id: str) -> dict[str, Any] | None:
+        with self._lock:
+            return self._bodies.pop(call_id, None)
+

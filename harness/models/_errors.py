@@ -1,0 +1,38 @@
+"""The one error a model call raises.
+
+    ModelCallError(kind, message, status_code, retries)
+      kind = "infrastructure"     provider unreachable / rate-limited / 5xx / timeout after retries,
+                                  or the harness's credentials or endpoint are wrong (X-31)
+      kind = "provider_rejected"  the provider refused this request (HTTP 400 other than context
+                                  window), e.g. "must end with a user message"; not a model failure
+      kind = "context_window"     the request does not fit the model's context
+
+Anything else escaping the adapter is a host defect.
+"""
+
+from __future__ import annotations
+
+from ._types import ErrorKind, RetryRecord
+
+
+class ModelCallError(Exception):
+    def __init__(
+        self,
+        kind: ErrorKind,
+        message: str,
+        status_code: int | None = None,
+        retries: list[RetryRecord] | None = None,
+    ) -> None:
+        super().__init__(f"{kind}: {message}")
+        self.kind: ErrorKind = kind
+        self.message = message
+        self.status_code = status_code
+        self.retries: list[RetryRecord] = list(retries or [])
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "kind": self.kind,
+            "message": self.message,
+            "status_code": self.status_code,
+            "retries": [r.model_dump() for r in self.retries],
+        }

@@ -1,0 +1,41 @@
+"""``make_model``: a model string (as in a plan or on the CLI) to a ``ChatModel``."""
+
+from __future__ import annotations
+
+from ._interface import ChatModel
+from ._litellm import LiteLLMModel
+from ._pricing import Prices
+from ._scripted_call import scripted_name
+from ._setup import resolve_scripted
+
+
+def make_model(
+    model: str,
+    api_base: str | None = None,
+    api_key_env: str | None = None,
+    prices: Prices | None = None,
+    max_retries: int = 3,
+    backoff_base_s: float = 0.5,
+    max_backoff_s: float = 20,
+) -> ChatModel:
+    """Any litellm model string; ``scripted/<name>`` goes through litellm's ``scripted`` provider.
+
+    An unknown scripted name is the caller's mistake and raises ``ValueError`` now, not mid-run.
+    """
+    if not model or not model.strip():
+        raise ValueError("model must be a non-empty litellm model string")
+    if model.startswith("scripted/"):
+        name = scripted_name(model)
+        try:
+            resolve_scripted(name)
+        except KeyError:
+            raise ValueError(f"unknown scripted model {name!r}") from None
+    return LiteLLMModel(
+        model,
+        api_base=api_base,
+        api_key_env=api_key_env,
+        prices=prices,
+        max_retries=max_retries,
+        backoff_base_s=backoff_base_s,
+        max_backoff_s=max_backoff_s,
+    )

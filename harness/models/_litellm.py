@@ -1,0 +1,189 @@
+"""The litellm adapter (E-4, E-5, E-7, E-11): any litellm model string, including ``scripted/<name>``."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ._errors import ModelCallError
+from ._pricing import Prices, price_call
+from ._redact import redact, secrets_from_env
+from ._retry import backoff_seconds, classify
+from ._setup import ensure_litellm
+from ._types import ModelOutput, ModelRequest, RetryRecord, ToolCallOut, Usage
+
+
+class LiteLLMModel:
+    """``ChatModel`` over ``litellm.acompletion``, with its own retry loop (litellm's is off).
+
+    ``api_key_env`` names the environment variable holding the key; without it litellm reads the
+    provider's usual variable. ``sleep`` and ``rng`` are injectable for tests.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        api_base: str | None = None,
+        api_key_env: str | None = None,
+        prices: Prices | None = None,
+        max_retries: int = 3,
+        backoff_base_s: float = 0.5,
+        max_backoff_s: float = 20,
+        *,
+        max_retry_after_s: float = 120,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        rng: random.Random | None = None,
+    ) -> None:
+        if max_retries < 0:
+            raise ValueError("max_retries must be >= 0")
+        self.model = model
+        self.api_base = api_base
+        self.api_key_env = api_key_env
+        self.prices = prices
+        self.max_retries = max_retries
+        self.backoff_base_s = backoff_base_s
+        self.max_backoff_s = max_backoff_s
+        self.max_retry_after_s = max_retry_after_s
+        self._sleep = sleep
+        self._rng = rng or random.Random()
+
+    def __repr__(self) -> str:  # never shows a key: none is stored on the object
+        return f"LiteLLMModel(model={self.model!r}, api_base={self.api_base!r})"
+
+    def _api_key(self) -> str | None:
+        if self.api_key_env is None:
+            return None
+        key = os.environ.get(self.api_key_env)
+        if not key:
+            raise ModelCallError("infrastructure", f"environment variable {self.api_key_env} is not set")
+        return key
+
+    def _params(self, request: ModelRequest, litellm: Any) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "model": self.model,
+            "messages": request.messages,
+            "timeout": request.timeout_seconds,  # litellm's default is 6000 s
+            "num_retries": 0,
+            **request.extra,
+        }
+        if request.tools:
+            params["tools"] = request.tools
+            params["tool_choice"] = "auto"
+            if _supports(litellm, self.model, "parallel_tool_calls"):
+                params["parallel_tool_calls"] = False  # E-5: one tool call per step
+        if request.max_output_tokens is not None:
+            params["max_tokens"] = request.max_output_tokens
+        if request.temperature is not None:
+            params["temperature"] = request.temperature
+        if self.api_base is not None:
+            params["api_base"] = self.api_base
+        return params
+
+    async def generate(self, request: ModelRequest) -> ModelOutput:
+        litellm, capture = ensure_litellm()
+        api_key = self._api_key()
+        secrets = secrets_from_env() | ({api_key} if api_key else set())
+        params = self._params(request, litellm)
+        if api_key is not None:
+            params["api_key"] = api_key
+        retries: list[RetryRecord] = []
+        attempt = 0
+        while True:
+            attempt += 1
+            call_id = f"harness-{uuid.uuid4().hex}"
+            started = time.monotonic()
+            try:
+                response = await litellm.acompletion(**params, litellm_call_id=call_id)
+            except Exception as exc:  # classified below; host defects re-raised
+                capture.pop(call_id)
+                verdict = classify(exc, litellm)
+                if verdict.decision == "defect":
+                    raise
+                message = redact(verdict.message, secrets)
+                if verdict.decision != "retry":
+                    retries.append(RetryRecord(attempt=attempt, error_class=verdict.error_class,
+                                               status_code=verdict.status_code, message=message))
+                    raise ModelCallError(verdict.decision, message, verdict.status_code, retries) from None
+                if attempt > self.max_retries:
+                    retries.append(RetryRecord(attempt=attempt, error_class=verdict.error_class,
+                                               status_code=verdict.status_code, message=message))
+                    raise ModelCallError(
+                        "infrastructure",
+                        f"gave up after {attempt} attempts: {verdict.error_class}: {message}",
+                        verdict.status_code,
+                        retries,
+                    ) from None
+                retry_after = verdict.retry_after_s
+                if retry_after is not None:
+                    retry_after = min(retry_after, self.max_retry_after_s)
+                wait = backoff_seconds(attempt, self.backoff_base_s, self.max_backoff_s, retry_after, self._rng)
+                slept_from = time.monotonic()
+                await self._sleep(wait)
+                retries.append(RetryRecord(
+                    attempt=attempt, error_class=verdict.error_class, status_code=verdict.status_code,
+                    waited_ms=(time.monotonic() - slept_from) * 1000, message=message,
+                ))
+                continue
+            latency_ms = (time.monotonic() - started) * 1000
+            body = capture.pop(call_id)
+            return self._output(response, litellm, latency_ms, retries, body, secrets)
+
+    def _output(
+        self,
+        response: Any,
+        litellm: Any,
+        latency_ms: float,
+        retries: list[RetryRecord],
+        body: dict[str, Any] | None,
+        secrets: set[str],
+    ) -> ModelOutput:
+        choice = response.choices[0]
+        message = choice.message
+        calls = [
+            ToolCallOut(id=str(c.id), name=str(c.function.name), arguments=c.function.arguments or "")
+            for c in (message.tool_calls or [])
+        ]
+        usage = usage_of(response)
+        usd, known = price_call(self.model, usage, self.prices, litellm)
+        return ModelOutput(
+            content=message.content,
+            tool_calls=calls,
+            finish_reason=choice.finish_reason,
+            usage=usage,
+            usd=usd,
+            price_known=known,
+            latency_ms=latency_ms,
+            retries=retries,
+            provider_request=None if body is None else redact(body, secrets),
+            raw_response=redact(response.model_dump(mode="json"), secrets),
+        )
+
+
+def usage_of(response: Any) -> Usage:
+    """Tokens from a litellm response; cached reads from OpenAI's or Anthropic's field."""
+    usage = getattr(response, "usage", None)
+    if usage is None:
+        return Usage()
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None) if details is not None else None
+    if not cached:
+        cached = getattr(usage, "cache_read_input_tokens", None)
+    return Usage(
+        input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+        cached_input_tokens=int(cached or 0),
+        output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+    )
+
+
+def _supports(litellm: Any, model: str, param: str) -> bool:
+    """True unless litellm knows the provider does not take ``param`` (custom providers take all)."""
+    try:
+        supported = litellm.get_supported_openai_params(model=model)
+    except Exception:
+        return True
+    return supported is None or param in supported

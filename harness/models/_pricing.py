@@ -1,0 +1,44 @@
+"""Cost of one call: declared prices first, else litellm's cost map, else unknown (never $0)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ._types import Usage
+
+
+class Prices(BaseModel):
+    """Declared USD prices per million tokens (plan or CLI). ``cached_input`` defaults to ``input``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    input_per_mtok: float = Field(ge=0)
+    output_per_mtok: float = Field(ge=0)
+    cached_input_per_mtok: float | None = Field(default=None, ge=0)
+
+    def cost(self, usage: Usage) -> float:
+        cached = min(usage.cached_input_tokens, usage.input_tokens)
+        cached_price = self.input_per_mtok if self.cached_input_per_mtok is None else self.cached_input_per_mtok
+        return (
+            (usage.input_tokens - cached) * self.input_per_mtok
+            + cached * cached_price
+            + usage.output_tokens * self.output_per_mtok
+        ) / 1_000_000
+
+
+def price_call(model: str, usage: Usage, prices: Prices | None, litellm: Any) -> tuple[float | None, bool]:
+    """``(usd, price_known)`` for one call. ``litellm`` is the imported module (kept lazy)."""
+    if prices is not None:
+        return prices.cost(usage), True
+    try:
+        prompt_cost, completion_cost = litellm.cost_per_token(
+            model=model,
+            prompt_tokens=usage.input_tokens,
+            completion_tokens=usage.output_tokens,
+            cache_read_input_tokens=usage.cached_input_tokens,
+        )
+    except Exception:  # litellm raises plain Exception for "isn't mapped yet"
+        return None, False
+    return float(prompt_cost) + float(completion_cost), True

@@ -1,0 +1,76 @@
+"""Redaction of secrets from anything the harness writes (O-30, Q-20).
+
+Three layers, because any one alone misses something:
+1. values under credential-like keys (``api_key``, ``Authorization``, ...) are replaced whole;
+2. every occurrence of a known secret (the key in use, secret-looking environment values) is
+   replaced inside any string, wherever it sits;
+3. bearer tokens and well-known API-key shapes (``sk-...``) are replaced by pattern.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+REDACTED = "[REDACTED]"
+
+_SENSITIVE_KEYS = re.compile(
+    r"^(api[-_]?key|x[-_]api[-_]key|authorization|proxy[-_]authorization|access[-_]?token|"
+    r"refresh[-_]?token|auth[-_]?token|bearer|password|secret|client[-_]secret|"
+    r"aws[-_]secret[-_]access[-_]key|aws[-_]session[-_]token|azure[-_]ad[-_]token|"
+    r"x[-_]goog[-_]api[-_]key|cookie|set[-_]cookie)$",
+    re.IGNORECASE,
+)
+_PATTERNS = (
+    re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=\-]{8,}"),
+    re.compile(r"\bsk-[A-Za-z0-9_\-]{12,}"),
+    re.compile(r"\bAIza[0-9A-Za-z_\-]{30,}"),
+)
+_SECRET_ENV_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)", re.IGNORECASE)
+_MIN_SECRET_LEN = 8  # shorter values ("1", "true") would shred ordinary text
+
+
+def secrets_from_env(environ: Mapping[str, str] | None = None) -> set[str]:
+    """Values of environment variables whose names look like credentials."""
+    env = os.environ if environ is None else environ
+    return {v for k, v in env.items() if _SECRET_ENV_NAME.search(k) and len(v) >= _MIN_SECRET_LEN}
+
+
+def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
+    for secret in sorted({s for s in secrets if s and len(s) >= _MIN_SECRET_LEN}, key=len, reverse=True):
+        text = text.replace(secret, REDACTED)
+    for pattern in _PATTERNS:
+        if pattern.pattern.startswith("(?i)\\bbearer"):
+            text = pattern.sub(f"Bearer {REDACTED}", text)
+        else:
+            text = pattern.sub(REDACTED, text)
+    return text
+
+
+def redact(obj: Any, secrets: Iterable[str] | None = None) -> Any:
+    """A redacted deep copy of ``obj`` (dicts, lists, tuples, strings; other leaves kept).
+
+    ``secrets`` defaults to :func:`secrets_from_env`; pass the key in use as well when it did not
+    come from the environment.
+    """
+    known = frozenset(secrets_from_env() if secrets is None else secrets)
+    return _walk(obj, known)
+
+
+def _walk(obj: Any, secrets: frozenset[str]) -> Any:
+    if isinstance(obj, str):
+        return redact_text(obj, secrets)
+    if isinstance(obj, Mapping):
+        out: dict[Any, Any] = {}
+        for key, value in obj.items():
+            if isinstance(key, str) and _SENSITIVE_KEYS.match(key) and value not in (None, ""):
+                out[key] = REDACTED
+            else:
+                out[key] = _walk(value, secrets)
+        return out
+    if isinstance(obj, list | tuple):
+        items = [_walk(v, secrets) for v in obj]
+        return items if isinstance(obj, list) else tuple(items)
+    return obj

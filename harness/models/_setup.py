@@ -1,0 +1,65 @@
+"""One-time litellm set-up, done lazily on first model use (the import takes seconds).
+
+The offline switches are already in the environment (``harness/__init__.py``) before this import.
+``LITELLM_MODIFY_PARAMS`` / ``modify_params`` are never set: they silently repair tool pairing.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from ._scripted_call import ResolveModel
+
+if TYPE_CHECKING:
+    from ._capture import RequestCapture
+    from ._scripted_provider import ScriptedProvider
+
+_LOCK = threading.Lock()
+_STATE: dict[str, Any] = {}
+
+
+def ensure_litellm() -> tuple[ModuleType, RequestCapture]:
+    """Import and configure litellm once; return it with the request-capture logger."""
+    with _LOCK:
+        if "litellm" not in _STATE:
+            import litellm
+
+            from ._capture import RequestCapture
+            from ._scripted_provider import PROVIDER, ScriptedProvider
+
+            litellm.disable_hf_tokenizer_download = True
+            litellm.suppress_debug_info = True  # no "Give Feedback" banners on stdout
+            capture = RequestCapture()
+            litellm.callbacks.append(capture)
+            handler = ScriptedProvider()
+            others = [e for e in litellm.custom_provider_map if e.get("provider") != PROVIDER]
+            litellm.custom_provider_map = [*others, {"provider": PROVIDER, "custom_handler": handler}]
+            _STATE.update(litellm=litellm, capture=capture, handler=handler)
+        return _STATE["litellm"], _STATE["capture"]
+
+
+def _handler() -> ScriptedProvider:
+    ensure_litellm()
+    handler: ScriptedProvider = _STATE["handler"]
+    return handler
+
+
+@contextmanager
+def scripted_resolver(resolve_model: ResolveModel) -> Iterator[None]:
+    """Route ``scripted/<name>`` (through litellm) to another registry for the duration (tests)."""
+    handler = _handler()
+    previous = handler.resolve_model
+    handler.resolve_model = resolve_model
+    try:
+        yield
+    finally:
+        handler.resolve_model = previous
+
+
+def resolve_scripted(name: str) -> Any:
+    """The scripted model ``scripted/<name>`` will reach (KeyError when unknown)."""
+    return _handler().resolve_model(name)
