@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ._app import app
 from . import _protocols  # noqa: F401  (registers commands)
+from . import _serve  # noqa: F401
 from . import _apply  # noqa: F401
 
 __all__ = ["app", "main"]
