@@ -12,6 +12,13 @@ from ._errors import (
     StoreError,
 )
 from ._groups import Group, interaction_groups
+from ._maintenance import (
+    Maintainer,
+    MaintenanceRequest,
+    MaintenanceResult,
+    maintain_window,
+    should_maintain,
+)
 from ._messages import RUN_ID_RE, FrozenView, MessageDraft, RawMessage, ToolCall, new_run_id
 from ._options import HostOptions, MaintenanceOptions, StatePlacement
 from ._projection_types import AgentConfig, ProjectedRequest, ProjectionSource
@@ -29,4 +36,5 @@ __all__ = [
     "UnifiedV1", "UnifiedV2", "UnifiedV3", "WindowRecord",
     "canonical_json", "describe_catalog", "dump_state", "interaction_groups", "load_state", "new_run_id",
     "parse_ref", "read_state_file", "resolve", "resolve_ref", "utf16_len", "utf16_slice",
+    "Maintainer", "MaintenanceRequest", "MaintenanceResult", "maintain_window", "should_maintain",
 ]
