@@ -1,0 +1,319 @@
+"""The host (E-1 … E-3, E-5, E-6, E-11 … E-14): sessions, runs, the step loop.
+
+A step: freeze (KV revision, run id, upper bound) → the protocol builds the request → capacity
+and budget pre-checks → model call → the assistant message is written with its frozen view →
+its first tool call is dispatched (the others answered ``tool_call_limit_exceeded``) → the
+maintenance check → next step. Everything a step sends and receives is snapshotted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from typing import Any
+
+from protocols import (
+    AgentConfig,
+    CapacityExceeded,
+    FrozenView,
+    HostOptions,
+    MessageDraft,
+    Protocol,
+    RawMessage,
+    ToolCall,
+    new_run_id,
+)
+from protocols._maintenance import maintain_window, should_maintain
+from protocols._state import ACTIVE_WINDOW, MAIN_WINDOW
+from protocols.store import SessionStore
+
+from ..business_tools import BusinessTools
+from ..models import ChatModel, ModelCallError, ModelOutput, ModelRequest, Usage, redact, secrets_from_env
+from ._guard import BudgetExhausted, CallGuard
+from ._maintainer import model_maintainer
+from ._tokens import count_messages, segment_tokens
+from ._tools import LIMIT_EXCEEDED, ToolRouter, outcome, pending_calls, result_content
+from ._types import CallRecord, MaintenanceRecord, RunLimits, RunResult, ToolCallRecord
+
+
+def _sha(data: Any) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+class Engine:
+    """One protocol, one agent, one model; any number of sessions in one store."""
+
+    def __init__(
+        self,
+        *,
+        store: SessionStore,
+        protocol: Protocol,
+        agent: AgentConfig,
+        model: ChatModel,
+        model_name: str,
+        business: BusinessTools | None = None,
+        host: HostOptions | None = None,
+        limits: RunLimits | None = None,
+        maintainer_model: ChatModel | None = None,
+        maintainer_name: str | None = None,
+        guard: CallGuard | None = None,
+        capacity_tokens: int | None = None,
+    ) -> None:
+        self.store = store
+        self.protocol = protocol
+        self.agent = agent
+        self.model = model
+        self.model_name = model_name
+        self.business = business
+        self.host = host or HostOptions()
+        self.limits = limits or RunLimits()
+        self.maintainer_model = maintainer_model or model
+        self.maintainer_name = maintainer_name or model_name
+        self.guard = guard
+        self.capacity_tokens = capacity_tokens
+        self.router = ToolRouter(protocol, business)
+        self.business_schemas = business.schemas() if business else []
+        self._secrets = secrets_from_env()
+        self._seq: dict[str, int] = {}
+
+    # sessions --------------------------------------------------------------------------------
+    def create_session(self, session_id: str | None = None) -> str:
+        session_id = session_id or uuid.uuid4().hex
+        self.store.create_session(session_id, {ACTIVE_WINDOW: MAIN_WINDOW})
+        return session_id
+
+    def active_window(self, session_id: str) -> str:
+        if not self.protocol.has_windows:
+            return MAIN_WINDOW
+        return str(self.store.kv_get(session_id, ACTIVE_WINDOW) or MAIN_WINDOW)
+
+    # runs --------------------------------------------------------------------------------------
+    async def run_send_input(self, session_id: str, text: str) -> RunResult:
+        """E-1: the only way a user turn enters a session."""
+        run = _Run(self, session_id, new_run_id(), text)
+        await run.recover()
+        self.store.append(session_id, MessageDraft(
+            run_id=run.run_id, window_id=self.active_window(session_id), role="user", kind="input",
+            content=text, input_run=run.run_id))
+        return await run.loop()
+
+    async def maintain(self, session_id: str, step: int = 0) -> MaintenanceRecord:
+        """Explicit maintenance of the active window (P-50: e.g. after a stage completes)."""
+        run = _Run(self, session_id, new_run_id(), "")
+        return await run.maintain(step)
+
+    # snapshots ---------------------------------------------------------------------------------
+    def next_seq(self, session_id: str) -> int:
+        if session_id not in self._seq:
+            self._seq[session_id] = len(self.store.snapshots(session_id))
+        self._seq[session_id] += 1
+        return self._seq[session_id]
+
+    def snapshot(self, session_id: str, data: dict[str, Any]) -> str:
+        snapshot_id = f"{session_id}/{data['seq']}"
+        self.store.put_snapshot(session_id, snapshot_id, redact({"id": snapshot_id, **data}, self._secrets))
+        return snapshot_id
+
+
+class _Run:
+    """The state of one run while its loop goes on."""
+
+    def __init__(self, engine: Engine, session_id: str, run_id: str, text: str) -> None:
+        self.e = engine
+        self.session_id = session_id
+        self.run_id = run_id
+        self.text = text
+        self.tool_calls: list[ToolCallRecord] = []
+        self.calls: list[CallRecord] = []
+        self.maintenance: list[MaintenanceRecord] = []
+        self.snapshot_ids: list[str] = []
+        self.usage = Usage()
+        self.usd: float | None = 0.0
+        self.steps = 0
+
+    def result(self, status: str, answer: str | None = None, error_class: str | None = None,
+               error: str | None = None) -> RunResult:
+        return RunResult.model_validate(dict(
+            session_id=self.session_id, run_id=self.run_id, input=self.text, final_answer=answer, status=status,
+            error_class=error_class, error=error, steps=self.steps, tool_calls=self.tool_calls, calls=self.calls,
+            maintenance=self.maintenance, usage=self.usage, usd=self.usd, snapshot_ids=self.snapshot_ids))
+
+    def _account(self, output: ModelOutput) -> None:
+        self.usage = self.usage + output.usage
+        if self.usd is not None:
+            self.usd = None if output.usd is None else self.usd + output.usd
+
+    # the loop ------------------------------------------------------------------------------------
+    async def loop(self) -> RunResult:
+        e, consecutive_errors = self.e, 0
+        while self.steps < e.limits.max_steps:
+            self.steps += 1
+            store = e.store
+            frozen = FrozenView(revision=store.revision(self.session_id), upper_bound=store.max_index(self.session_id),
+                                run_id=self.run_id)
+            projected = e.protocol.project(store, self.session_id, frozen, e.agent, e.host, e.business_schemas)
+            request = ModelRequest(
+                messages=projected.messages, tools=projected.tools, max_output_tokens=e.limits.max_output_tokens,
+                temperature=e.limits.temperature, timeout_seconds=e.limits.timeout_seconds)
+            try:
+                self._check_capacity(projected.messages, projected.sources, projected.tools)
+            except CapacityExceeded as exc:
+                return self.result("capacity_exceeded", error=str(exc))
+            segments = segment_tokens(e.model_name, projected.messages, list(projected.sources), projected.tools)
+            try:
+                output = await self._call("agent", e.model, e.model_name, request, frozen,
+                                          [s.wire() for s in projected.sources], segments)
+            except BudgetExhausted as exc:
+                return self.result("budget_exhausted", error=str(exc))
+            except ModelCallError as exc:
+                return self.result("error", error_class=exc.kind, error=exc.message)
+            window = e.active_window(self.session_id)
+            calls = tuple(ToolCall(id=c.id or f"call_{uuid.uuid4().hex[:16]}", name=c.name, arguments=c.arguments)
+                          for c in output.tool_calls)
+            message = store.append(self.session_id, MessageDraft(
+                run_id=self.run_id, window_id=window, role="assistant",
+                kind="tool_call" if calls else "text", content=output.content or "",
+                tool_calls=calls or None, frozen_view=frozen))
+            if not calls:
+                await self._maybe_maintain(output)
+                return self.result("completed", answer=output.content or "")
+            failed = self._dispatch(message)
+            consecutive_errors = consecutive_errors + 1 if failed else 0
+            if consecutive_errors >= e.limits.max_consecutive_tool_errors:
+                return self.result("error", error_class="model",
+                                   error=f"{consecutive_errors} consecutive failing tool calls (X-32)")
+            await self._maybe_maintain(output)
+        return self.result("step_limit", error=f"no final answer within {e.limits.max_steps} steps")
+
+    def _dispatch(self, message: RawMessage) -> bool:
+        """Execute the first call, answer the others (E-5); results stay in the call's window (P-44).
+
+        Returns whether the executed call failed.
+        """
+        e, failed = self.e, False
+        assert message.tool_calls and message.frozen_view
+        for pos, call in enumerate(message.tool_calls):
+            if pos == 0:
+                result, replayed = e.router.execute(e.store, self.session_id, call, message.frozen_view)
+            else:
+                result, replayed = LIMIT_EXCEEDED, False
+            e.store.append(self.session_id, MessageDraft(
+                run_id=self.run_id, window_id=message.window_id, role="tool", kind="tool_result",
+                content=result_content(result), tool_call_id=call.id))
+            success, code = outcome(result)
+            if pos == 0:
+                failed = not success
+            self.tool_calls.append(ToolCallRecord(
+                step=self.steps, call_id=call.id, name=call.name, arguments=call.arguments, success=success,
+                error_code=code, result=result, executed=pos == 0, window_id=message.window_id, replayed=replayed))
+        return failed
+
+    async def recover(self) -> None:
+        """E-12: a call whose result was never written (crash, archive) gets it now, in the call's window."""
+        pending = pending_calls(self.e.store, self.session_id)
+        if pending:
+            self._dispatch_pending(pending)
+
+    def _dispatch_pending(self, pending: list[tuple[RawMessage, ToolCall]]) -> None:
+        e = self.e
+        message = pending[0][0]
+        assert message.frozen_view is not None
+        for call_message, call in pending:
+            first = call_message.tool_calls and call_message.tool_calls[0].id == call.id
+            result = (e.router.execute(e.store, self.session_id, call, message.frozen_view)[0] if first
+                      else LIMIT_EXCEEDED)
+            e.store.append(self.session_id, MessageDraft(
+                run_id=call_message.run_id, window_id=call_message.window_id, role="tool", kind="tool_result",
+                content=result_content(result), tool_call_id=call.id))
+
+    # model calls -----------------------------------------------------------------------------------
+    async def _call(self, role: str, model: ChatModel, model_name: str, request: ModelRequest,
+                    frozen: FrozenView | None, sources: list[dict[str, Any]] | None,
+                    segments: dict[str, int] | None) -> ModelOutput:
+        e = self.e
+        reservation = None
+        if e.guard is not None:
+            prompt_tokens = count_messages(model_name, request.messages, request.tools)
+            reservation = await e.guard.reserve(role, model_name, request, prompt_tokens)
+        seq = e.next_seq(self.session_id)
+        wire_request = {"model": model_name, "messages": request.messages, "tools": request.tools,
+                        "params": {"max_tokens": request.max_output_tokens, "temperature": request.temperature,
+                                   "timeout": request.timeout_seconds}}
+        base = {"seq": seq, "role": role, "runId": self.run_id, "step": self.steps, "model": model_name,
+                "frozenView": frozen.wire() if frozen else None, "request": wire_request, "sources": sources,
+                "segments": segments, "requestSha256": _sha(wire_request)}
+        try:
+            output = await model.generate(request)
+        except ModelCallError as exc:
+            if e.guard is not None:
+                await e.guard.settle(reservation, None)
+            status = exc.kind
+            snap = e.snapshot(self.session_id, {**base, "response": None, "error": exc.to_dict(),
+                                                "retries": [r.model_dump() for r in exc.retries]})
+            self.snapshot_ids.append(snap)
+            self.calls.append(CallRecord(seq=seq, role=role, model=model_name, snapshot_id=snap, usage=Usage(),
+                                         usd=0.0, price_known=True, latency_ms=0.0, retries=len(exc.retries),
+                                         status=status, request_sha256=base["requestSha256"],
+                                         segments=segments or {}))
+            raise
+        if e.guard is not None:
+            await e.guard.settle(reservation, output)
+        self._account(output)
+        snap = e.snapshot(self.session_id, {
+            **base,
+            "response": {"content": output.content, "toolCalls": [c.model_dump() for c in output.tool_calls],
+                         "finishReason": output.finish_reason},
+            "error": None, "usage": output.usage.model_dump(), "usd": output.usd, "priceKnown": output.price_known,
+            "latencyMs": output.latency_ms, "retries": [r.model_dump() for r in output.retries],
+            "providerRequest": output.provider_request,
+        })
+        self.snapshot_ids.append(snap)
+        self.calls.append(CallRecord(
+            seq=seq, role=role, model=model_name, snapshot_id=snap, usage=output.usage, usd=output.usd,
+            price_known=output.price_known, latency_ms=output.latency_ms, retries=len(output.retries), status="ok",
+            request_sha256=base["requestSha256"], segments=segments or {}))
+        return output
+
+    # capacity (E-14, P-55) ---------------------------------------------------------------------------
+    def _check_capacity(self, messages: list[dict[str, Any]], sources: Any, tools: list[dict[str, Any]]) -> None:
+        capacity = self.e.capacity_tokens
+        if capacity is None:
+            return
+        name = self.e.model_name
+        parts: dict[str, int] = {"tool schemas": count_messages(name, [], tools) if tools else 0}
+        for message, source in zip(messages, sources, strict=True):
+            if source.type == "system":
+                parts["system prompt"] = count_messages(name, [message])
+            elif source.type == "context_header":
+                parts["context header (task memory, window, checkpoint)"] = count_messages(name, [message])
+            elif source.type == "raw" and message["role"] == "user":
+                parts[f"user input {source.message_ids[0]}"] = count_messages(name, [message])
+        largest = max(parts, key=lambda k: parts[k])
+        if parts[largest] > capacity:
+            raise CapacityExceeded(largest, parts[largest], capacity)
+        total = sum(parts.values())
+        if total > capacity:
+            raise CapacityExceeded(f"the fixed parts together ({', '.join(parts)})", total, capacity)
+
+    # maintenance (P-50, E-13) -------------------------------------------------------------------------
+    async def _maybe_maintain(self, output: ModelOutput) -> None:
+        threshold = self.e.host.maintenance.thresholdTokens
+        if should_maintain(output.usage.input_tokens, threshold):
+            await self.maintain(self.steps)
+
+    async def maintain(self, step: int) -> MaintenanceRecord:
+        e = self.e
+
+        async def generate(request: ModelRequest) -> ModelOutput:
+            return await self._call("maintainer", e.maintainer_model, e.maintainer_name, request, None, None, None)
+
+        maintainer = model_maintainer(generate, max_output_tokens=e.limits.max_output_tokens,
+                                      timeout_seconds=e.limits.timeout_seconds)
+        window = e.active_window(self.session_id)
+        result = await maintain_window(e.protocol, e.store, self.session_id, window, maintainer,
+                                       keep_recent_groups=e.host.maintenance.keepRecentGroups)
+        record = MaintenanceRecord(step=step, window_id=window, status=result.status, reason=result.reason,
+                                   covered_through=result.through_index, compressed_folds=result.compressed_folds)
+        self.maintenance.append(record)
+        return record
