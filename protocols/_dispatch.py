@@ -60,7 +60,8 @@ def _run(
     ctx = ToolContext(protocol, store, session_id, frozen)
     if not spec.writes:
         outcome = spec.handler(ctx, args)
-        assert not isinstance(outcome, Write), f"read tool {spec.name} tried to write"
+        if isinstance(outcome, Write):  # a host defect: read tools never change state (P-22)
+            raise TypeError(f"read tool {spec.name} returned KV changes")
         return outcome
     current = store.revision(session_id)
     if frozen.revision != current:
@@ -75,7 +76,8 @@ def _run(
             stateRevision=current,
         )
     outcome = spec.handler(ctx, args)
-    assert isinstance(outcome, Write), f"write tool {spec.name} returned no changes"
+    if not isinstance(outcome, Write):  # a host defect: the receipt must commit with the changes
+        raise TypeError(f"write tool {spec.name} returned no KV changes")
     return outcome
 
 
