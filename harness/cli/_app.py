@@ -28,7 +28,7 @@ app = typer.Typer(
 
 EXIT_OK, EXIT_DEFECT, EXIT_INVALID, EXIT_STOPPED = 0, 1, 2, 3
 
-err_console = Console(stderr=True)
+err_console = Console(stderr=True, soft_wrap=True)
 
 
 def fail(message: str, code: int = EXIT_INVALID) -> NoReturn:
