@@ -9,6 +9,7 @@ mapping given by the plan raises, at construction.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable
 from datetime import date, timedelta
@@ -104,6 +105,16 @@ _DESCRIPTIONS = {
 }
 
 
+_SCHEMAS = [
+    {
+        "type": "function",
+        "function": {"name": name, "description": _DESCRIPTIONS[name], "parameters": args.model_json_schema()},
+    }
+    for name, args in (("quote_calculate", QuoteArgs), ("schedule_plan", ScheduleArgs),
+                       ("budget_lookup", BudgetLookupArgs))
+]
+
+
 def _error(code: str, message: str, **details: Any) -> dict[str, Any]:
     return {"success": False, "error": {"code": code, "message": message, **details}}
 
@@ -124,18 +135,9 @@ class BusinessTools:
         return list(self._tools)
 
     def schemas(self) -> list[dict[str, Any]]:
-        """OpenAI tool schemas; parameters are the argument models' JSON Schema."""
-        return [
-            {
-                "type": "function",
-                "function": {
-                    "name": name,
-                    "description": _DESCRIPTIONS[name],
-                    "parameters": args.model_json_schema(),
-                },
-            }
-            for name, (args, _) in self._tools.items()
-        ]
+        """OpenAI tool schemas; parameters are the argument models' JSON Schema (built once: every
+        step of every run sends them)."""
+        return copy.deepcopy(_SCHEMAS)
 
     def call(self, name: str, arguments_json: str) -> dict[str, Any]:
         if name not in self._tools:
