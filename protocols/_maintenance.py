@@ -136,8 +136,8 @@ async def maintain_window(
     revision = store.revision(session_id)
     upper = store.max_index(session_id) if upper_bound is None else upper_bound
     covered = int(store.kv_get(session_id, covered_key(window_id)) or 0)
-    previous = store.kv_get(session_id, checkpoint_key(window_id))
     key = checkpoint_key(window_id)
+    previous = store.kv_get(session_id, key)
     summary: str | None = _record(Checkpoint, key, previous).summary if previous is not None else None
     folds = window_folds(store, session_id, window_id)
 
@@ -193,7 +193,7 @@ async def maintain_window(
     checkpoint = Checkpoint(summary=summary, covered_through=boundary, source_hash=frozen_hash, revision=revision)
     try:
         new_revision = store.commit(session_id, revision, {
-            checkpoint_key(window_id): checkpoint.wire(),
+            key: checkpoint.wire(),
             covered_key(window_id): boundary,
         })
     except RevisionConflict:
