@@ -10,6 +10,7 @@ from . import _protocols  # noqa: F401  (registers commands)
 from . import _serve  # noqa: F401
 from . import _apply  # noqa: F401
 from . import _render  # noqa: F401
+from . import _converse  # noqa: F401
 from . import _validate, _schema  # noqa: F401
 
 __all__ = ["app", "main"]

@@ -1,0 +1,81 @@
+"""``harness validate PLAN``: schema, protocol options and prices, every error by JSON path (X-1, Q-14)."""
+
+from __future__ import annotations
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from harness.plan import Plan, PlanError, load_plan, price_problems
+
+from ._app import EXIT_INVALID, app, err_console, print_json
+
+
+def _say(console: Console, text: str) -> None:
+    """Plain text: plan content may hold brackets that rich would read as markup."""
+    console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+def _report_errors(source: str, errors: list[str], as_json: bool) -> None:
+    if as_json:
+        print_json({"valid": False, "plan": source, "errors": errors})
+    else:
+        _say(err_console, f"error: invalid plan {source} ({len(errors)} problem(s)):")
+        for line in errors:
+            _say(err_console, f"  {line}")
+    raise typer.Exit(EXIT_INVALID)
+
+
+def planned_trials(plan: Plan) -> int:
+    """Trials if every group passes every gate (an upper bound: gating and fail-fast only cut)."""
+    return sum(len(plan.participants(s)) * s.repeats for s in plan.stages)
+
+
+def summary_table(plan: Plan) -> Table:
+    """Groups × stages; a cell is the repeats of that group in that stage, '—' where it does not take part."""
+    table = Table(title=f"{plan.id}: groups × stages (repeats)", title_justify="left")
+    table.add_column("group")
+    table.add_column("role")
+    table.add_column("protocol", overflow="fold")
+    for stage in plan.stages:
+        gate = f"\nafter {', '.join(stage.requires)}" if stage.requires else ""
+        extra = " (addition)" if stage.addition else ""
+        turns = f"\n{len(stage.turns)} turn(s)"
+        table.add_column(f"{stage.id}{extra}{turns}{gate}", justify="center", overflow="fold")
+    for group in plan.groups:
+        options = " ".join(str(v) for v in group.protocol.options.values())
+        cells = []
+        for stage in plan.stages:
+            takes_part = any(g.id == group.id for g in plan.participants(stage))
+            cells.append(str(stage.repeats) if takes_part else "—")
+        table.add_row(group.id, group.role, group.protocol.key + (f"\n{options}" if options else ""), *cells)
+    return table
+
+
+@app.command("validate")
+def validate_cmd(
+    plan_path: str = typer.Argument(..., metavar="PLAN", help="The experiment plan JSON file."),
+    as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
+) -> None:
+    """Validate a plan: schema, protocol options and prices when budgeted; exit 2 with every error."""
+    try:
+        plan, sha256 = load_plan(plan_path)
+    except PlanError as exc:
+        _report_errors(plan_path, exc.errors, as_json)
+        return
+    problems = price_problems(plan)
+    if problems:
+        _report_errors(plan_path, problems, as_json)
+    if as_json:
+        print_json({"valid": True, "plan": plan_path, "id": plan.id, "sha256": sha256,
+                    "plannedTrials": planned_trials(plan)})
+        return
+    console = Console()
+    _say(console, "valid")
+    _say(console, f"plan {plan.id}")
+    _say(console, f"sha256 {sha256}")
+    _say(console, f"model {plan.models.agent} (maintainer {plan.models.maintainer_model})")
+    console.print(summary_table(plan))
+    limits = {k: v for k, v in plan.budget.model_dump().items() if v is not None}
+    caps = ", ".join(f"{k}={v}" for k, v in limits.items())
+    _say(console, f"at most {planned_trials(plan)} trial(s); budget {caps}")
