@@ -7,6 +7,7 @@ The offline switches are already in the environment (``harness/__init__.py``) be
 from __future__ import annotations
 
 import threading
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import ModuleType
@@ -18,6 +19,8 @@ if TYPE_CHECKING:
     from ._capture import RequestCapture
     from ._scripted_provider import ScriptedProvider
 
+READONLY_WARNING = r".*on TypedDict class .* using the `ReadOnly` qualifier"
+
 _LOCK = threading.Lock()
 _STATE: dict[str, Any] = {}
 
@@ -27,6 +30,11 @@ def ensure_litellm() -> tuple[ModuleType, RequestCapture]:
     with _LOCK:
         if "litellm" not in _STATE:
             import litellm
+
+            # litellm builds some pydantic schemas lazily, on the first call down a given path;
+            # pydantic warns about their ReadOnly TypedDict items each time. Harmless, but noisy
+            # on stderr and fatal wherever warnings are errors (pytest has a matching ignore).
+            warnings.filterwarnings("ignore", message=READONLY_WARNING, category=UserWarning)
 
             from ._capture import RequestCapture
             from ._scripted_provider import PROVIDER, ScriptedProvider
