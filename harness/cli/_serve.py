@@ -55,6 +55,7 @@ def serve_scripted_cmd(
 
     try:
         asyncio.run(serve_forever(config, on_ready=ready))
+        err_console.print("stopped")
     except KeyError:
         fail(f"unknown scripted model {model!r}")
     except ImportError as exc:  # harness.scripted missing: an installation defect

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -52,14 +53,25 @@ class ScriptedServer:
 async def serve_forever(
     config: ServerConfig, resolve_model: ResolveModel | None = None, on_ready: Callable[[str], None] | None = None
 ) -> None:
-    """Serve until cancelled (Ctrl-C in the CLI)."""
+    """Serve until SIGINT (Ctrl-C) or SIGTERM, or until cancelled."""
     server = ScriptedServer(config, resolve_model)
     await server.start()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    handled: list[signal.Signals] = []
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+            handled.append(sig)
+        except (RuntimeError, NotImplementedError, ValueError):  # not the main thread / platform
+            pass
     try:
         if on_ready is not None:
             on_ready(server.base_url)
-        await asyncio.Event().wait()
+        await stop.wait()
     finally:
+        for sig in handled:
+            loop.remove_signal_handler(sig)
         await server.stop()
 
 
