@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from .._protocol import Protocol
@@ -103,5 +105,17 @@ def tools_for(protocol: Protocol) -> list[ToolSpec]:
     return list(_V2 if protocol.requires_expected_window else _V1)
 
 
+@cache
+def _schemas(requires_expected_window: bool) -> str:
+    tools = _V2 if requires_expected_window else _V1
+    return json.dumps([spec.schema() for spec in tools])
+
+
 def tool_schemas(protocol: Protocol) -> list[dict[str, Any]]:
-    return [spec.schema() for spec in tools_for(protocol)]
+    """The tool schemas of a protocol; built once per schema family (Q-2: not on every request).
+
+    prefix@2 has none; unified@1 has v1's; unified@2 and @3 share v2's (P-82).
+    """
+    if not protocol.has_windows:
+        return []
+    return list(json.loads(_schemas(protocol.requires_expected_window)))
