@@ -1,0 +1,213 @@
+"""The findings rules of X-40 (``placement-v3``), plus the caveats of X-42, X-44 and P-91.
+
+A pure function of the groups' outcomes in the anomaly stages. F(g) means "g failed an anomaly
+stage" (status ``failed``). ``inconclusive``, ``not_reached`` and ``skipped`` are *not* failures:
+such a group has no verdict. When a rule's premises involve a group without a verdict, the rule is
+evaluated for every possible verdict of those groups; it fires only if all of them lead to the same
+rule (and the finding names what limited it), otherwise the finding is ``inconclusive`` and lists
+the candidates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from itertools import product
+from typing import Literal
+
+from harness.plan import FindingsSpec
+
+from ._models import Finding, FindingsResult, ModelKind, StageStatus
+
+Verdict = Literal["failed", "passed", "unknown"]
+RULES = "placement-v3"
+
+
+def anomaly_verdict(statuses: Mapping[str, StageStatus], stages: Sequence[str]) -> Verdict:
+    """failed if any anomaly stage failed; passed if every one it took part in passed; else unknown."""
+    taken = [statuses[s] for s in stages if s in statuses]
+    if any(s == "failed" for s in taken):
+        return "failed"
+    if taken and all(s == "passed" for s in taken):
+        return "passed"
+    return "unknown"
+
+
+def _placement_rule(fa: bool, fb: bool, fc: bool, fv2: bool) -> str:
+    """The rule table of X-40 for a passing control, over definite verdicts."""
+    if fa:
+        return {
+            (False, False): "trailing-assistant-implicated",
+            (False, True): "position-implicated",
+            (True, False): "role-implicated",
+            (True, True): "placement-not-the-remedy",
+        }[(fb, fc)]
+    if fb or fc:
+        return "placement-worse-than-control"
+    return "not-reproduced-under-v3-prompt" if fv2 else "not-reproduced"
+
+
+class _Context:
+    def __init__(self, spec: FindingsSpec, outcomes: Mapping[str, Mapping[str, StageStatus]]) -> None:
+        self.spec = spec
+        self.stages = list(spec.anomalyStages)
+        names = [spec.controlGroup, spec.placementControl, spec.positionGroup, spec.roleGroup, spec.sentinelGroup]
+        self.basis = {g: {s: st for s, st in outcomes.get(g, {}).items() if s in self.stages} for g in names}
+        self.verdict = {g: anomaly_verdict(outcomes.get(g, {}), self.stages) for g in names}
+
+    def describe(self, group: str) -> str:
+        statuses = self.basis[group]
+        if not statuses:
+            return f"{group}: did not take part in {', '.join(self.stages)}"
+        return f"{group}: " + ", ".join(f"{s} {st}" for s, st in statuses.items())
+
+    def failed_stages(self, group: str) -> str:
+        return ", ".join(s for s, st in self.basis[group].items() if st == "failed")
+
+    def unknown(self, groups: Sequence[str]) -> list[str]:
+        return [g for g in groups if self.verdict[g] == "unknown"]
+
+
+def _sentinel(ctx: _Context) -> tuple[bool | None, str]:
+    v2 = ctx.spec.sentinelGroup
+    verdict = ctx.verdict[v2]
+    if verdict == "failed":
+        return True, f"The sentinel {v2} (unified@2) reproduced the anomaly: it failed {ctx.failed_stages(v2)}."
+    if verdict == "passed":
+        return False, f"The sentinel {v2} (unified@2) did not reproduce the anomaly: it passed every anomaly stage."
+    return None, f"Whether the sentinel {v2} reproduced the anomaly is unknown ({ctx.describe(v2)})."
+
+
+def _texts(rule: str, ctx: _Context, failed: Sequence[str]) -> tuple[str, str]:
+    s = ctx.spec
+    a, b, c, v1, v2 = s.placementControl, s.positionGroup, s.roleGroup, s.controlGroup, s.sentinelGroup
+    beyond = "nor that it holds for other models, tasks or a larger n (see the comparisons for separability)"
+    table = {
+        "control-failed": (
+            f"The control {v1} (unified@1) failed {ctx.failed_stages(v1)}: a setup or model problem. "
+            "No placement conclusion is drawn.",
+            "Anything about the position, role or prompt of the state block: with the control failing, "
+            "the other groups' outcomes cannot be attributed to placement.",
+        ),
+        "control-inconclusive": (
+            f"The control {v1} reached no verdict ({ctx.describe(v1)}): a setup or model problem cannot be "
+            "excluded, so no placement conclusion is drawn.",
+            "Anything about placement; rerun once the control completes the anomaly stages.",
+        ),
+        "trailing-assistant-implicated": (
+            f"{a} (trailing assistant state) failed while {b} (state before the history) and {c} (state as a "
+            "user message) did not: the trailing assistant placement is implicated; moving the state before "
+            "the history and giving it the user role each remove the failure.",
+            f"Which of position or role matters more, or that B or C is free of other risks; {beyond}.",
+        ),
+        "position-implicated": (
+            f"{a} and {c} (state after the history) failed while {b} (state before the history) did not: the "
+            "position of the state block is implicated; moving it helps, changing its role alone does not.",
+            f"That role plays no part, or that placement B is free of costs (it breaks prompt caching); {beyond}.",
+        ),
+        "role-implicated": (
+            f"{a} and {b} (state as an assistant message) failed while {c} (state as a user message) did not: "
+            "the role of the state block is implicated; the user role helps, moving it alone does not.",
+            "That a user-role state is safe (a model may take it for the user's request, the risk of C); "
+            f"{beyond}.",
+        ),
+        "placement-not-the-remedy": (
+            f"{a}, {b} and {c} all failed: the state block or the prompt shared by unified@3 derails this model "
+            "whatever the placement; placement is not the remedy.",
+            f"Whether the state block or the shared v3 prompt is responsible; {beyond}.",
+        ),
+        "not-reproduced-under-v3-prompt": (
+            f"None of {a}, {b}, {c} failed, but {v2} did: the anomaly did not reproduce under the shared v3 "
+            "prompt; the common prompt change may explain it.",
+            "Any attribution to the position or role of the state block: A, B and C differ from v2 in the "
+            "prompt as well, so no placement is credited with the fix.",
+        ),
+        "not-reproduced": (
+            f"No group failed the anomaly stages, {v2} included: the anomaly did not reproduce at all; the "
+            "experiment is inconclusive.",
+            "That any placement is safe or that the original failure is fixed: it did not occur in these trials.",
+        ),
+        "placement-worse-than-control": (
+            f"{a} (the placement control) did not fail, but {' and '.join(failed)} did: "
+            f"{'that placement is' if len(failed) == 1 else 'those placements are'} worse than the control "
+            "on this model.",
+            f"Why the v2 anomaly occurred; {beyond}.",
+        ),
+    }
+    return table[rule]
+
+
+def _placement_finding(ctx: _Context) -> tuple[str, str, str, list[str]]:
+    s = ctx.spec
+    groups = [s.placementControl, s.positionGroup, s.roleGroup, s.sentinelGroup]
+    unknown = ctx.unknown(groups)
+    options = [[True, False] if ctx.verdict[g] == "unknown" else [ctx.verdict[g] == "failed"] for g in groups]
+    candidates = {_placement_rule(*combo) for combo in product(*options)}
+    limited = [ctx.describe(g) for g in unknown]
+    if len(candidates) == 1:
+        rule = candidates.pop()
+        failed = [g for g in (s.positionGroup, s.roleGroup) if ctx.verdict[g] == "failed"]
+        statement, not_shown = _texts(rule, ctx, failed)
+        return rule, statement, not_shown, limited
+    names = ", ".join(unknown)
+    statement = (
+        f"Undetermined: {names} reached no verdict ({'; '.join(limited)}). Depending on "
+        f"{'its' if len(unknown) == 1 else 'their'} outcome the evidence would support: "
+        + " / ".join(sorted(candidates)) + "."
+    )
+    return "inconclusive", statement, "Any placement conclusion until those groups complete the anomaly stages.", \
+        limited
+
+
+def derive_findings(
+    spec: FindingsSpec,
+    outcomes: Mapping[str, Mapping[str, StageStatus]],
+    *,
+    maintenance_ran: bool,
+    model_kind: ModelKind,
+    baseline_maintenance_ran: bool | None = None,
+) -> FindingsResult:
+    """Findings and caveats from group → stage → status (X-40, X-42, X-44, P-91)."""
+    ctx = _Context(spec, outcomes)
+    v1 = spec.controlGroup
+    if ctx.verdict[v1] == "failed":
+        rule, limited = "control-failed", []
+        statement, not_shown = _texts(rule, ctx, [])
+    elif ctx.verdict[v1] == "unknown":
+        rule, limited = "control-inconclusive", [ctx.describe(v1)]
+        statement, not_shown = _texts(rule, ctx, [])
+    else:
+        rule, statement, not_shown, limited = _placement_finding(ctx)
+    reproduced, sentinel_text = _sentinel(ctx)
+    finding = Finding(
+        rule=f"{RULES}/{rule}",
+        statement=f"{statement} {sentinel_text}",
+        doesNotShow=not_shown,
+        basis=ctx.basis,
+        sentinelReproduced=reproduced,
+        sentinelStatement=sentinel_text,
+        limitedBy=limited,
+    )
+    return FindingsResult(findings=[finding], caveats=_caveats(ctx, maintenance_ran, model_kind,
+                                                                  baseline_maintenance_ran))
+
+
+def _caveats(ctx: _Context, maintenance_ran: bool, model_kind: ModelKind,
+             baseline_maintenance_ran: bool | None) -> list[str]:
+    out: list[str] = []
+    if model_kind == "scripted":
+        out.append("Scripted models: this run checks the harness mechanisms, not LLM behaviour; nothing here is "
+                   "evidence about any real model (X-42).")
+    else:
+        out.append("Real-model run: one model, one task, small n; a passing experiment is no guarantee of "
+                   "production stability, and scripted mechanism checks are reported separately (X-42).")
+    if not maintenance_ran:
+        out.append("No maintenance ran in any trial: automatic compression was not exercised, and this report "
+                   "makes no claim about it (X-44).")
+    if baseline_maintenance_ran is False:
+        out.append("The prefix@2 baseline never reached its compression threshold: the comparison with it covers "
+                   "an uncompressed history only; no claim about its automatic compression is made (P-91).")
+    for group, verdict in ctx.verdict.items():
+        if verdict == "unknown":
+            out.append(f"No verdict for {ctx.describe(group)}; this is not counted as a failure and limits the "
+                       "conclusion (X-12).")
+    return out

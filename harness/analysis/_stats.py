@@ -1,0 +1,62 @@
+"""Reliability statistics (X-41, X-52): Wilson intervals, pass^k, Fisher's exact test.
+
+With the plan's small n these numbers mostly say how little a single run can separate: 3/3 vs
+0/3 gives a two-sided Fisher p of 0.10, so even the most extreme difference at n = 3 is "not
+separable at this n". Reports must say so instead of ranking groups by raw pass rates.
+"""
+
+from __future__ import annotations
+
+from math import comb, sqrt
+
+from scipy.stats import fisher_exact
+
+Z_95 = 1.959963984540054
+"""The 97.5th percentile of the standard normal distribution."""
+
+ALPHA = 0.05
+
+
+def wilson_interval(passes: int, n: int, z: float = Z_95) -> tuple[float, float]:
+    """Wilson score interval of the pass rate; n = 0 gives the uninformative (0, 1)."""
+    _check_counts(passes, n)
+    if n == 0:
+        return 0.0, 1.0
+    p = passes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    low = 0.0 if passes == 0 else max(0.0, centre - half)  # exact ends, no rounding noise
+    high = 1.0 if passes == n else min(1.0, centre + half)
+    return low, high
+
+
+def pass_hat_k(passes: int, n: int, k: int) -> float:
+    """pass^k: the probability that k trials drawn without replacement from n all pass, C(c,k)/C(n,k)."""
+    _check_counts(passes, n)
+    if not 1 <= k <= n:
+        raise ValueError(f"k must be between 1 and n={n}, got {k}")
+    return comb(passes, k) / comb(n, k)
+
+
+def pass_hat_ks(passes: int, n: int) -> dict[int, float]:
+    """pass^k for every k from 1 to n (k = n is "every repeat passed", X-12)."""
+    return {k: pass_hat_k(passes, n, k) for k in range(1, n + 1)}
+
+
+def fisher_p(passes_a: int, n_a: int, passes_b: int, n_b: int) -> float:
+    """Two-sided Fisher exact p-value of the 2×2 table (passed, failed) × (a, b)."""
+    _check_counts(passes_a, n_a)
+    _check_counts(passes_b, n_b)
+    table = [[passes_a, n_a - passes_a], [passes_b, n_b - passes_b]]
+    return float(fisher_exact(table, alternative="two-sided").pvalue)
+
+
+def separable(p_value: float, alpha: float = ALPHA) -> bool:
+    """Two groups are called separable only when p < alpha (0.05)."""
+    return p_value < alpha
+
+
+def _check_counts(passes: int, n: int) -> None:
+    if n < 0 or not 0 <= passes <= n:
+        raise ValueError(f"need 0 <= passes <= n, got passes={passes}, n={n}")
