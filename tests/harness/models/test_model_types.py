@@ -52,3 +52,30 @@ def test_capacity_and_prefill_known_and_unknown() -> None:
     assert supports_assistant_prefill("openai/some-local-model") is None
     assert supports_assistant_prefill("scripted/echo") is None
     assert supports_assistant_prefill("claude-sonnet-4-5") is True  # litellm 1.110.2's catalogue
+
+
+def test_e11_cached_tokens_from_openai_and_anthropic_usage() -> None:
+    from harness.models import ensure_litellm
+    from harness.models._litellm import usage_of
+
+    litellm, _ = ensure_litellm()
+    choices = [{"message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}]
+    openai_style = litellm.ModelResponse(choices=choices, usage={
+        "prompt_tokens": 100, "completion_tokens": 5, "total_tokens": 105,
+        "prompt_tokens_details": {"cached_tokens": 60}})
+    assert usage_of(openai_style) == Usage(input_tokens=100, cached_input_tokens=60, output_tokens=5)
+    anthropic_style = litellm.ModelResponse(choices=choices, usage=litellm.Usage(
+        prompt_tokens=100, completion_tokens=5, total_tokens=105, cache_read_input_tokens=70))
+    assert usage_of(anthropic_style).cached_input_tokens == 70
+
+
+def test_e11_cost_from_litellm_map_when_no_declared_price() -> None:
+    from harness.models import ensure_litellm
+    from harness.models._pricing import price_call
+
+    litellm, _ = ensure_litellm()
+    usage = Usage(input_tokens=1000, output_tokens=100)
+    usd, known = price_call("gpt-4o", usage, None, litellm)
+    expected = sum(litellm.cost_per_token(model="gpt-4o", prompt_tokens=1000, completion_tokens=100))
+    assert known is True and usd == pytest.approx(expected) and usd > 0
+    assert price_call("openai/my-local-model", usage, None, litellm) == (None, False)
