@@ -1,0 +1,212 @@
+"""report.json (O-2): a versioned pydantic model, ``schemaVersion`` first, camelCase names.
+
+The runner fills it; ``harness report`` re-renders HTML/Markdown from it (O-3). Besides the fields
+O-2 names, a trial carries its ``transcript`` path (relative to the run directory) and every run
+its ``toolCalls``, so a reader can go from a verdict to the evidence.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from harness.analysis import (
+    BaselineComparison,
+    Comparison,
+    Finding,
+    ModelKind,
+    StageStatus,
+    pass_hat_ks,
+    wilson_interval,
+)
+from harness.plan import BudgetSpec, GroupSpec, Price
+
+SCHEMA_VERSION = 1
+
+ReportStatus = Literal["completed", "stopped", "failed"]
+TrialStatus = Literal["passed", "failed", "error", "skipped"]
+CheckOutcome = Literal["passed", "failed", "not_applicable"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class PlanRef(_Model):
+    id: str
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    path: str
+
+
+class ModelInfo(_Model):
+    agent: str
+    maintainer: str
+    kind: ModelKind
+    apiBase: str | None = None
+    sampling: dict[str, Any] = Field(default_factory=dict)
+    prices: dict[str, Price] = Field(default_factory=dict, description="The price table used, per model (X-22).")
+
+    @field_validator("apiBase")
+    @classmethod
+    def _strip_credentials(cls, value: str | None) -> str | None:
+        """O-30: user info and key/token query parameters never reach the report."""
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        host = parts.hostname or ""
+        netloc = host + (f":{parts.port}" if parts.port else "")
+        query = urlencode([(k, v) for k, v in parse_qsl(parts.query)
+                           if "key" not in k.lower() and "token" not in k.lower()])
+        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+class Spent(_Model):
+    usd: float = 0.0
+    inputTokens: int = 0
+    cachedInputTokens: int = 0
+    outputTokens: int = 0
+    llmCalls: int = 0
+    wallSeconds: float = 0.0
+
+
+class BudgetReport(_Model):
+    limits: BudgetSpec
+    spent: Spent = Spent()
+
+
+class ProtocolInfo(_Model):
+    id: str
+    version: int
+    options: dict[str, Any] = Field(description="Resolved options: the version's defaults filled in (P-61).")
+
+
+class CheckResult(_Model):
+    name: str
+    turn: int | None = Field(None, description="1-based turn of a turn check; null for a trial check.")
+    result: CheckOutcome
+    detail: str
+    evidence: list[str] = Field(default_factory=list, description="Snapshot / message references proving it.")
+
+
+class ToolCallRecord(_Model):
+    step: int
+    callId: str
+    toolName: str
+    argsSha256: str
+    resultSha256: str | None = None
+    success: bool
+    errorCode: str | None = None
+    repeated: bool = False
+    duplicateSignature: bool = False
+
+
+class RunReport(_Model):
+    runId: str
+    turn: int = Field(ge=1)
+    input: str
+    finalAnswer: str | None
+    status: str = Field(description="The engine's run status, e.g. completed, budget_exhausted, failed.")
+    steps: int = Field(ge=0)
+    toolCalls: list[ToolCallRecord] = Field(default_factory=list)
+
+
+class TrialMetrics(_Model):
+    inputTokens: int = 0
+    cachedInputTokens: int = 0
+    outputTokens: int = 0
+    usd: float | None = Field(0.0, description="null when a price was unknown.")
+    llmCalls: int = 0
+    toolCalls: int = 0
+    repeatedToolCalls: int = 0
+    duplicateSignatureCalls: int = 0
+    maintenanceRuns: int = 0
+
+    def __add__(self, other: TrialMetrics) -> TrialMetrics:
+        values: dict[str, Any] = {}
+        for name in type(self).model_fields:
+            a, b = getattr(self, name), getattr(other, name)
+            values[name] = None if a is None or b is None else a + b
+        return TrialMetrics(**values)
+
+
+class TrialReport(_Model):
+    id: str = Field(description="<group>/<stage>/<repeat> (X-80).")
+    repeat: int = Field(ge=1)
+    attempt: int = Field(0, ge=0, description="0 for the first try; n for the n-th infrastructure retry (X-12).")
+    status: TrialStatus
+    sessionId: str | None = None
+    transcript: str | None = Field(None, description="transcripts/<group>/<stage>/<repeat>.jsonl, run-relative.")
+    startedAt: datetime | None = None
+    finishedAt: datetime | None = None
+    error: str | None = Field(None, description="Why an error or skipped trial ended.")
+    runs: list[RunReport] = Field(default_factory=list)
+    checks: list[CheckResult] = Field(default_factory=list)
+    metrics: TrialMetrics = TrialMetrics()
+
+
+class PassRate(_Model):
+    passes: int = Field(ge=0)
+    n: int = Field(ge=0, description="Trials with a verdict (passed or failed).")
+    value: float | None
+    wilson95: tuple[float, float]
+
+    @classmethod
+    def of(cls, passes: int, n: int) -> PassRate:
+        return cls(passes=passes, n=n, value=passes / n if n else None, wilson95=wilson_interval(passes, n))
+
+
+class StageReport(_Model):
+    id: str
+    label: str = ""
+    addition: bool = Field(False, description="Not in the source plan (X-70).")
+    status: StageStatus
+    passHatK: dict[int, float] = Field(default_factory=dict, description="k → pass^k over the verdict trials.")
+    passRate: PassRate
+    trials: list[TrialReport] = Field(default_factory=list)
+    metrics: TrialMetrics = TrialMetrics()
+
+    @classmethod
+    def summarise(cls, stage_id: str, status: StageStatus, trials: list[TrialReport], *, label: str = "",
+                  addition: bool = False) -> StageReport:
+        """Pass rate, pass^k and summed metrics from the trials (errors and skips are not in n)."""
+        verdicts = [t for t in trials if t.status in ("passed", "failed")]
+        passes = sum(t.status == "passed" for t in verdicts)
+        metrics = sum((t.metrics for t in trials), TrialMetrics())
+        return cls(id=stage_id, label=label, addition=addition, status=status,
+                   passHatK=pass_hat_ks(passes, len(verdicts)), passRate=PassRate.of(passes, len(verdicts)),
+                   trials=trials, metrics=metrics)
+
+
+class GroupReport(_Model):
+    id: str
+    label: str
+    role: Literal["control", "treatment", "sentinel", "baseline"]
+    protocol: ProtocolInfo
+    stages: list[StageReport] = Field(default_factory=list)
+
+    @classmethod
+    def from_spec(cls, group: GroupSpec, resolved_options: dict[str, Any],
+                  stages: list[StageReport] | None = None) -> GroupReport:
+        return cls(id=group.id, label=group.label, role=group.role, stages=stages or [],
+                   protocol=ProtocolInfo(id=group.protocol.id, version=group.protocol.version,
+                                         options=resolved_options))
+
+
+class Report(_Model):
+    schemaVersion: Literal[1] = SCHEMA_VERSION
+    harnessVersion: str
+    createdAt: datetime
+    experimentId: str = Field(description="The experiment_id of every metrics.duckdb row of this run.")
+    status: ReportStatus
+    stopReason: str | None = Field(None, description="e.g. budget_exhausted:usd, provider_unhealthy, interrupted.")
+    plan: PlanRef
+    model: ModelInfo
+    budget: BudgetReport
+    groups: list[GroupReport] = Field(default_factory=list)
+    comparisons: list[Comparison] = Field(default_factory=list)
+    baselineComparisons: list[BaselineComparison] = Field(default_factory=list)
+    findings: list[Finding] = Field(default_factory=list)
+    caveats: list[str] = Field(default_factory=list)
