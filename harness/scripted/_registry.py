@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from ._chaos import ChaosModel
 from ._last_user_follower import LastUserFollowerModel
@@ -10,7 +11,7 @@ from ._oracle import OracleModel
 from ._prefill_continuer import PrefillContinuerModel
 from ._repeater import RepeaterModel
 from ._stale_intent import StaleIntentModel
-from ._types import ScriptedModel
+from ._types import ScriptedModel, ScriptedReply
 
 _FACTORIES: dict[str, Callable[[], ScriptedModel]] = {
     "oracle": OracleModel,
@@ -31,4 +32,19 @@ def get_scripted(name: str) -> ScriptedModel:
     factory = _FACTORIES.get(key)
     if factory is None:
         raise KeyError(f"unknown scripted model {name!r}; known: {', '.join(SCRIPTED_MODELS)}")
-    return factory()
+    return _AlsoMaintainer(factory())
+
+
+class _AlsoMaintainer(ScriptedModel):
+    """A scripted model that also serves the maintainer role (E-13: the maintainer defaults to the agent's model)."""
+
+    def __init__(self, model: ScriptedModel) -> None:
+        self.model = model
+        self.name = model.name
+
+    def reply(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ScriptedReply:
+        from ._maintainer import is_maintainer_request, maintainer_reply
+
+        if is_maintainer_request(messages):
+            return maintainer_reply(messages)
+        return self.model.reply(messages, tools)
