@@ -59,7 +59,7 @@ def interaction_groups(messages: Iterable[RawMessage]) -> list[Group]:
         if msg.kind == "tool_result":
             if msg.tool_call_id in open_calls:
                 current.append(msg)
-                open_calls.discard(msg.tool_call_id)  # type: ignore[arg-type]
+                open_calls.discard(msg.tool_call_id)
                 if not open_calls:
                     close(None)
             else:

@@ -92,7 +92,7 @@ class MessageDraft(WireModel):
 class RawMessage(MessageDraft):
     """An immutable raw message (P-1, P-2). ``index`` is session-local, gapless, from 1."""
 
-    id: str  # type: ignore[assignment]
+    id: str
     index: int = Field(ge=1)
 
     @field_validator("id")
