@@ -1,0 +1,127 @@
+"""``harness run PLAN``: run an experiment (O-1, O-24, O-25, O-26).
+
+Exit codes: 0 the experiment ran to its end (whatever the verdicts), 2 invalid input or usage,
+3 stopped early (budget, stop condition, interrupt; the report is still written), 1 a defect.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import traceback
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from harness.plan import Plan, PlanError, load_plan
+from harness.runner import (
+    PriceUnknown,
+    ResumeRefused,
+    RunDir,
+    RunRequest,
+    Settings,
+    default_out_dir,
+    execute,
+    parse_price,
+    prepare_prices,
+)
+
+from ._app import EXIT_DEFECT, EXIT_INVALID, EXIT_OK, EXIT_STOPPED, app, err_console, fail
+from ._run_view import Progress, dry_run, summary
+
+_DOC_PRICE = "Price of a model in USD per million tokens: MODEL=IN,OUT[,CACHED] (overrides the plan and litellm)."
+
+
+def _plan_errors(path: str, errors: list[str]) -> None:
+    err_console.print(f"error: invalid plan {path} ({len(errors)} problem(s)):", markup=False, highlight=False,
+                      soft_wrap=True)
+    for line in errors:
+        err_console.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
+    raise typer.Exit(EXIT_INVALID)
+
+
+def _check_selection(plan: Plan, groups: list[str] | None, stages: list[str] | None) -> None:
+    known_g, known_s = [g.id for g in plan.groups], [s.id for s in plan.stages]
+    bad = [f"--group {g}: no such group (plan has {', '.join(known_g)})" for g in groups or [] if g not in known_g]
+    bad += [f"--stage {s}: no such stage (plan has {', '.join(known_s)})" for s in stages or [] if s not in known_s]
+    if bad:
+        fail("; ".join(bad))
+
+
+@app.command("run")
+def run_cmd(
+    plan_path: str = typer.Argument(..., metavar="PLAN", help="The experiment plan JSON file."),
+    model: str | None = typer.Option(None, "--model", help="Agent model (litellm string); default: the plan's."),
+    maintainer_model: str | None = typer.Option(None, "--maintainer-model",
+                                                help="Maintainer model; default: the agent's."),
+    api_base: str | None = typer.Option(None, "--api-base", help="OpenAI-compatible base URL (no credentials)."),
+    group: Annotated[list[str] | None, typer.Option("--group", help="Run only this group (repeatable).")] = None,
+    stage: Annotated[list[str] | None, typer.Option("--stage", help="Run only this stage (repeatable).")] = None,
+    concurrency: int = typer.Option(4, "--concurrency", min=1, max=256, help="Trials running at once."),
+    out: Annotated[Path | None, typer.Option("--out", help="Run directory; default reports/<plan-id>/<UTC time>/.")]
+    = None,
+    resume: Annotated[Path | None, typer.Option("--resume", help="Continue the run in this directory.")] = None,
+    max_usd: float | None = typer.Option(None, "--max-usd", min=0.0, help="USD cap (overrides the plan's)."),
+    price: Annotated[list[str] | None, typer.Option("--price", help=_DOC_PRICE)] = None,
+    dry: bool = typer.Option(False, "--dry-run", help="Validate and show what would run; call no model."),
+) -> None:
+    """Run an experiment plan: staged groups, budgets, checks, report.json and metrics.duckdb."""
+    try:
+        plan, sha256 = load_plan(plan_path)
+    except PlanError as exc:
+        _plan_errors(plan_path, exc.errors)
+        return
+    _check_selection(plan, group, stage)
+    if out is not None and resume is not None and out != resume:
+        fail("--out and --resume name different directories; --resume continues the run where it is")
+    manifest = {}
+    if resume is not None:
+        try:
+            manifest = RunDir(resume).check_resume(sha256)
+        except ResumeRefused as exc:
+            fail(str(exc))
+    agent = model or manifest.get("agentModel") or plan.models.agent
+    maintainer = maintainer_model or manifest.get("maintainerModel") or plan.models.maintainer or agent
+    if resume is not None and (agent, maintainer) != (manifest.get("agentModel"), manifest.get("maintainerModel")):
+        fail(f"{resume} ran {manifest.get('agentModel')} / {manifest.get('maintainerModel')}; a resumed run keeps "
+             "its models")
+    if agent.startswith("scripted/") != maintainer.startswith("scripted/"):
+        fail(f"agent {agent} and maintainer {maintainer}: scripted and real models are never mixed in one run (X-42)")
+    try:
+        prices = dict(parse_price(p) for p in price or [])
+    except ValueError as exc:
+        fail(str(exc))
+    settings = Settings(agent_model=agent, maintainer_model=maintainer,
+                        api_base=api_base or manifest.get("apiBase") or plan.models.apiBase,
+                        groups=group or None, stages=stage or None, concurrency=concurrency)
+    request = RunRequest(plan=plan, plan_sha256=sha256, plan_path=plan_path, settings=settings,
+                         out_dir=resume or out or default_out_dir(plan), resume=resume is not None,
+                         max_usd=max_usd, cli_prices=prices)
+    try:
+        table = prepare_prices(request)
+    except PriceUnknown as exc:
+        _plan_errors(plan_path, exc.errors)
+        return
+    if dry:
+        dry_run(request, table)
+        raise typer.Exit(EXIT_OK)
+    raise typer.Exit(_execute(request))
+
+
+def _execute(request: RunRequest) -> int:
+    progress = Progress(request)
+    try:
+        with progress:
+            outcome = asyncio.run(execute(request, on_trial=progress.on_trial))
+    except (ResumeRefused, PriceUnknown) as exc:
+        err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
+        return EXIT_INVALID
+    except KeyboardInterrupt:
+        err_console.print(f"interrupted twice: aborted; resume with --resume {request.out_dir}", markup=False)
+        return EXIT_STOPPED
+    except Exception:  # a host defect: say so, with the traceback, and exit 1 (O-24)
+        err_console.print("internal error (a harness defect, please report it):", markup=False)
+        err_console.print(traceback.format_exc(), markup=False, highlight=False)
+        return EXIT_DEFECT
+    summary(outcome)
+    return EXIT_STOPPED if outcome.stop_reason else EXIT_OK

@@ -1,0 +1,15 @@
+"""The plan runner (X-10 … X-81, O-1 … O-25): staged experiments with gating, budgets, stop
+conditions, checks, persistence and resume, and the run directory's outputs."""
+
+from ._budget import CAP_FIELDS, BudgetLedger, Spent, StopRequested
+from ._execute import RunOutcome, RunRequest, execute, prepare_prices
+from ._persist import ResumeRefused, RunDir
+from ._prices import PriceTable, PriceUnknown, build_price_table, parse_price
+from ._records import CheckResult, TrialRecord, trial_id
+from ._runner import Experiment, Settings, default_out_dir
+
+__all__ = [
+    "CAP_FIELDS", "BudgetLedger", "CheckResult", "Experiment", "PriceTable", "PriceUnknown", "ResumeRefused",
+    "RunDir", "RunOutcome", "RunRequest", "Settings", "Spent", "StopRequested", "TrialRecord",
+    "build_price_table", "default_out_dir", "execute", "parse_price", "prepare_prices", "trial_id",
+]

@@ -1,0 +1,111 @@
+"""``execute``: one experiment from a validated plan to a written run directory.
+
+Order: prices (fail closed, X-22) and the provider preflight come before any directory is made or
+any model is called; then the durable store, the ledger (restored on resume), the experiment, and
+the outputs, which are written whatever the reason the experiment ended.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import harness
+from harness.models import Prices
+from harness.plan import Plan
+from protocols import resolve
+from protocols.store import SqliteStore
+
+from ._budget import BudgetLedger
+from ._outputs import write_outputs
+from ._persist import RunDir
+from ._prices import PriceTable, build_price_table
+from ._runner import Experiment, ProgressHook, Settings
+from ._stops import interrupt_handlers
+from ._trial import now
+
+
+@dataclass
+class RunRequest:
+    plan: Plan
+    plan_sha256: str
+    plan_path: str
+    settings: Settings
+    out_dir: Path
+    resume: bool = False
+    max_usd: float | None = None
+    cli_prices: dict[str, Prices] = field(default_factory=dict)
+
+
+@dataclass
+class RunOutcome:
+    run_dir: Path
+    status: str
+    stop_reason: str | None
+    report: dict[str, Any]
+    experiment: Experiment
+
+
+def effective_budget(request: RunRequest) -> Any:
+    budget = request.plan.budget
+    return budget if request.max_usd is None else budget.model_copy(update={"maxUsd": request.max_usd})
+
+
+def prepare_prices(request: RunRequest) -> PriceTable:
+    """The price table, or ``PriceUnknown`` before anything runs (X-22)."""
+    s = request.settings
+    return build_price_table(request.plan, {"agent": s.agent_model, "maintainer": s.maintainer_model},
+                             request.cli_prices, effective_budget(request).maxUsd)
+
+
+def run_preflight(request: RunRequest, groups: list[Any]) -> list[dict[str, Any]]:
+    """The placement check of every group's protocol on the agent model, before any call."""
+    if importlib.util.find_spec("harness.preflight") is None:
+        return []
+    from harness.preflight import preflight
+
+    out = []
+    for group in groups:
+        protocol = resolve(group.protocol.id, group.protocol.version, group.protocol.options)
+        verdict = preflight(protocol, request.settings.agent_model, request.settings.api_base)
+        out.append({"group": group.id, **verdict.model_dump()})
+    return out
+
+
+async def execute(request: RunRequest, on_trial: ProgressHook | None = None) -> RunOutcome:
+    plan, settings = request.plan, request.settings
+    prices = prepare_prices(request)
+    run_dir = RunDir(request.out_dir)
+    if request.resume:
+        run_dir.check_resume(request.plan_sha256)
+    groups = [g for g in plan.groups if settings.groups is None or g.id in settings.groups]
+    checks = run_preflight(request, groups)
+    if not request.resume:
+        run_dir.create({
+            "planSha256": request.plan_sha256, "planId": plan.id, "planPath": request.plan_path,
+            "createdAt": now(), "harnessVersion": harness.__version__, "agentModel": settings.agent_model,
+            "maintainerModel": settings.maintainer_model, "apiBase": settings.api_base,
+        })
+    previous = run_dir.records() if request.resume else []
+    store = SqliteStore(run_dir.store_path)
+    ledger = BudgetLedger(effective_budget(request), prices, on_settle=run_dir.append_call)
+    if request.resume:
+        ledger.restore(run_dir.spent())
+    experiment = Experiment(plan=plan, settings=settings, ledger=ledger, prices=prices, run_dir=run_dir,
+                            store=store, previous=previous, on_trial=on_trial)
+    try:
+        with interrupt_handlers(ledger):
+            await experiment.run()
+    finally:
+        run_dir.close()
+    stop_reason = experiment.stopping
+    status = "stopped" if stop_reason else "completed"
+    try:
+        report = write_outputs(request, experiment, status, stop_reason, checks)
+    finally:
+        store.close()
+    run_dir.update_manifest(status=status, stopReason=stop_reason, finishedAt=now())
+    return RunOutcome(run_dir=request.out_dir, status=status, stop_reason=stop_reason, report=report,
+                      experiment=experiment)

@@ -1,0 +1,63 @@
+"""Stage gating (X-10 … X-13): who enters a stage, and what a group's trials make of it.
+
+- A group enters a stage when the stage lists it and it passed every stage of ``requires`` it
+  takes part in; a baseline enters only the stages naming it (``Plan.participants``).
+- A group passes a stage when all its trials pass (pass^k, k = repeats). An ``error`` trial is
+  retried as a new trial up to ``infraRetries`` times; one that still errors makes the stage
+  ``inconclusive``: the group does not advance, and no model failure is counted.
+- With ``failFast`` the first failed trial skips the group's remaining trials of the stage.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from harness.plan import Plan, StageSpec
+
+from ._records import TrialRecord
+
+StageStatus = Literal["passed", "failed", "inconclusive", "skipped", "not_reached"]
+
+
+def takes_part(plan: Plan, group_id: str, stage: StageSpec) -> bool:
+    return any(g.id == group_id for g in plan.participants(stage))
+
+
+def entry_blocker(
+    plan: Plan, group_id: str, stage: StageSpec, outcomes: dict[tuple[str, str], StageStatus]
+) -> str | None:
+    """None when the group may enter ``stage``; else the required stage it did not pass."""
+    for required in plan.required_stages(group_id, stage):
+        if outcomes.get((group_id, required)) != "passed":
+            return required
+    return None
+
+
+def final_attempts(records: list[TrialRecord]) -> dict[int, TrialRecord]:
+    """The last attempt of each repeat (the one that decides it)."""
+    out: dict[int, TrialRecord] = {}
+    for record in sorted(records, key=lambda r: (r.repeat, r.attempt)):
+        out[record.repeat] = record
+    return out
+
+
+def needs_retry(record: TrialRecord, infra_retries: int) -> bool:
+    return record.status == "error" and record.attempt < infra_retries
+
+
+def stage_status(records: list[TrialRecord], repeats: int) -> StageStatus:
+    """The group's outcome of one stage from its trials (all attempts)."""
+    final = final_attempts(records)
+    statuses = [r.status for r in final.values()]
+    if "failed" in statuses:
+        return "failed"
+    if "error" in statuses:
+        return "inconclusive"
+    if len(final) < repeats or "skipped" in statuses:
+        return "skipped"
+    return "passed"
+
+
+def stopped_early(records: list[TrialRecord]) -> bool:
+    """True when the stage was cut by a stop rather than decided (failed / fail-fast skips)."""
+    return any(r.status == "skipped" and (r.reason or "").startswith(("stopped", "budget")) for r in records)

@@ -1,0 +1,151 @@
+"""The run directory as durable state (X-81, O-1): written as things happen, read on ``--resume``.
+
+    DIR/run.json            the plan's sha256, id and path, the models: what a resume must match
+    DIR/trials.jsonl        one TrialRecord per line, appended the moment a trial ends
+    DIR/calls.jsonl         one line per settled model call: the budget a resume restores
+    DIR/store.sqlite        the durable session store of every trial (SqliteStore)
+    DIR/transcripts/<group>/<stage>/<repeat>.jsonl   one line per provider request/response
+
+Lines are flushed and fsynced as they are written, so a killed process loses at most the trial it
+was running; a torn last line (killed mid-write) is ignored on read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import IO, Any
+
+from pydantic import ValidationError
+
+from protocols import InvalidInput
+
+from ._budget import Spent
+from ._records import TrialRecord
+
+MANIFEST = "run.json"
+TRIALS = "trials.jsonl"
+CALLS = "calls.jsonl"
+STORE = "store.sqlite"
+
+
+class ResumeRefused(InvalidInput):
+    """``--resume`` on a directory that is not this plan's run (exit 2)."""
+
+
+class RunDir:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._trials: IO[str] | None = None
+        self._calls: IO[str] | None = None
+
+    @property
+    def store_path(self) -> Path:
+        return self.path / STORE
+
+    # creating and resuming -----------------------------------------------------------------------
+    def create(self, manifest: dict[str, Any]) -> None:
+        if (self.path / MANIFEST).exists():
+            raise ResumeRefused(f"{self.path} already holds a run; pass --resume {self.path} to continue it, "
+                                "or choose another --out")
+        self.path.mkdir(parents=True, exist_ok=True)
+        _write_json(self.path / MANIFEST, manifest)
+
+    def manifest(self) -> dict[str, Any]:
+        try:
+            data = json.loads((self.path / MANIFEST).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ResumeRefused(f"{self.path} is not a run directory (no {MANIFEST})") from None
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ResumeRefused(f"{self.path / MANIFEST} cannot be read: {exc}") from None
+        if not isinstance(data, dict):
+            raise ResumeRefused(f"{self.path / MANIFEST} is not a JSON object")
+        return data
+
+    def check_resume(self, plan_sha256: str) -> dict[str, Any]:
+        """The stored manifest, or ``ResumeRefused`` when the plan differs (X-5, X-81)."""
+        manifest = self.manifest()
+        if manifest.get("planSha256") != plan_sha256:
+            raise ResumeRefused(
+                f"{self.path} ran plan sha256 {manifest.get('planSha256')}, this plan is {plan_sha256}: "
+                "a run never mixes two plans (X-5); start a new run instead")
+        return manifest
+
+    def update_manifest(self, **changes: Any) -> None:
+        manifest = self.manifest()
+        manifest.update(changes)
+        _write_json(self.path / MANIFEST, manifest)
+
+    # records -------------------------------------------------------------------------------------
+    def records(self) -> list[TrialRecord]:
+        out = []
+        for line in _lines(self.path / TRIALS):
+            try:
+                out.append(TrialRecord.model_validate_json(line))
+            except ValidationError:
+                continue  # a torn last line from a killed process
+        return out
+
+    def spent(self) -> Spent:
+        """The budget used by every call this run already made (X-81), from calls.jsonl."""
+        spent = Spent()
+        for line in _lines(self.path / CALLS):
+            try:
+                call = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            spent.llmCalls += 1
+            spent.usd += float(call.get("usd", 0.0))
+            spent.inputTokens += int(call.get("inputTokens", 0))
+            spent.cachedInputTokens += int(call.get("cachedInputTokens", 0))
+            spent.outputTokens += int(call.get("outputTokens", 0))
+            spent.wallSeconds = max(spent.wallSeconds, float(call.get("wallSeconds", 0.0)))
+        return spent
+
+    def append_record(self, record: TrialRecord) -> None:
+        if self._trials is None:
+            self._trials = (self.path / TRIALS).open("a", encoding="utf-8")
+        _append(self._trials, record.model_dump_json())
+
+    def append_call(self, call: dict[str, Any]) -> None:
+        if self._calls is None:
+            self._calls = (self.path / CALLS).open("a", encoding="utf-8")
+        _append(self._calls, json.dumps(call, ensure_ascii=False))
+
+    def write_transcript(self, record: TrialRecord, snapshots: list[dict[str, Any]]) -> Path:
+        """One line per provider request/response of the trial (already redacted by the engine)."""
+        name = f"{record.repeat}" if record.attempt == 0 else f"{record.repeat}~{record.attempt}"
+        path = self.path / "transcripts" / record.group / record.stage / f"{name}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".jsonl.tmp")
+        with tmp.open("w", encoding="utf-8") as fh:
+            for snap in snapshots:
+                fh.write(json.dumps({"trialId": record.id, **snap}, ensure_ascii=False) + "\n")
+        os.replace(tmp, path)
+        return path
+
+    def close(self) -> None:
+        for fh in (self._trials, self._calls):
+            if fh is not None:
+                fh.close()
+        self._trials = self._calls = None
+
+
+def _append(fh: IO[str], line: str) -> None:
+    fh.write(line + "\n")
+    fh.flush()
+    os.fsync(fh.fileno())
+
+
+def _lines(path: Path) -> list[str]:
+    try:
+        return [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except FileNotFoundError:
+        return []
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)

@@ -1,0 +1,107 @@
+"""What a trial leaves behind: its runs, check results, call marks and metrics (X-11, X-50, X-51).
+
+A ``TrialRecord`` is one JSON line of ``trials.jsonl`` in the run directory, written as soon as
+the trial ends (X-81); report.json and metrics.duckdb are both derived from these records.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from harness.engine import RunResult
+
+CheckOutcome = Literal["passed", "failed", "not_applicable"]
+TrialStatus = Literal["passed", "failed", "error", "skipped"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CheckResult(_Model):
+    """One check of a trial: ``not_applicable`` never counts as passed."""
+
+    name: str
+    result: CheckOutcome
+    detail: str
+    evidence: list[str] = Field(default_factory=list)
+    """Snapshot ids, message ids or KV keys that prove the result."""
+    turn: int | None = None
+    """1-based turn for turn checks; None for trial checks."""
+
+
+class ToolCallMetric(_Model):
+    turn: int
+    runId: str
+    step: int
+    toolName: str
+    argsSha256: str
+    resultSha256: str
+    success: bool
+    errorCode: str | None
+    repeated: bool
+    duplicateSignature: bool
+
+
+class CallMetric(_Model):
+    """One model call of the trial, read from its snapshot (so calls of a run cut short count too)."""
+
+    seq: int
+    runId: str
+    role: str
+    model: str
+    inputTokens: int = 0
+    cachedInputTokens: int = 0
+    outputTokens: int = 0
+    usd: float = 0.0
+    latencyMs: float = 0.0
+    retries: int = 0
+    status: str
+    requestSha256: str
+    snapshotId: str
+    segments: dict[str, int] = Field(default_factory=dict)
+
+
+class TrialMetrics(_Model):
+    inputTokens: int = 0
+    cachedInputTokens: int = 0
+    outputTokens: int = 0
+    usd: float = 0.0
+    llmCalls: int = 0
+    toolCalls: int = 0
+    repeatedToolCalls: int = 0
+    duplicateSignatureCalls: int = 0
+    maintenanceRuns: int = 0
+    infraErrors: int = 0
+
+
+class TrialRecord(_Model):
+    id: str
+    """``<group>/<stage>/<repeat>``; an infrastructure retry appends ``~<attempt>`` (X-12, X-80)."""
+    group: str
+    stage: str
+    repeat: int
+    attempt: int = 0
+    status: TrialStatus
+    reason: str | None = None
+    """Why a trial is an error or was skipped (the run error, the stop reason)."""
+    sessionId: str | None = None
+    startedAt: str | None = None
+    finishedAt: str | None = None
+    runs: list[RunResult] = Field(default_factory=list)
+    checks: list[CheckResult] = Field(default_factory=list)
+    toolCalls: list[ToolCallMetric] = Field(default_factory=list)
+    calls: list[CallMetric] = Field(default_factory=list)
+    metrics: TrialMetrics = Field(default_factory=TrialMetrics)
+
+    @property
+    def finished(self) -> bool:
+        """Passed and failed trials are final; errors and skips are re-run on resume (X-81)."""
+        return self.status in ("passed", "failed")
+
+
+def trial_id(group: str, stage: str, repeat: int, attempt: int = 0) -> str:
+    base = f"{group}/{stage}/{repeat}"
+    return base if attempt == 0 else f"{base}~{attempt}"

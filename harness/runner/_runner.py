@@ -1,0 +1,192 @@
+"""The experiment: groups walk the stages in plan order, trials run concurrently (X-10 … X-13, X-80).
+
+Each group is one pipeline: it enters a stage when the gate lets it, runs the stage's repeats (up
+to ``concurrency`` trials at once across all groups), waits for the stage's outcome, then goes on.
+Trial ids are ``<group>/<stage>/<repeat>``; every finished trial is persisted at once (X-81).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.business_tools import BusinessTools
+from harness.engine import Engine, RunLimits
+from harness.models import ChatModel, make_model, model_capacity
+from harness.plan import GroupSpec, Plan, StageSpec
+from protocols import AgentConfig, HostOptions, resolve
+
+from ._budget import BudgetLedger
+from ._gating import StageStatus, entry_blocker, final_attempts, needs_retry, stage_status, takes_part
+from ._persist import RunDir
+from ._prices import PriceTable
+from ._records import TrialRecord, trial_id
+from ._stops import InfraMonitor
+from ._trial import now, run_trial
+
+
+@dataclass
+class Settings:
+    """What the CLI decided: models, filters, concurrency (everything else is the plan's)."""
+
+    agent_model: str
+    maintainer_model: str
+    api_base: str | None = None
+    groups: list[str] | None = None
+    stages: list[str] | None = None
+    concurrency: int = 4
+    model_factory: Callable[..., ChatModel] = make_model
+
+
+ProgressHook = Callable[[str, TrialRecord], None]
+
+
+@dataclass
+class Experiment:
+    plan: Plan
+    settings: Settings
+    ledger: BudgetLedger
+    prices: PriceTable
+    run_dir: RunDir
+    store: Any
+    previous: list[TrialRecord] = field(default_factory=list)
+    """Finished trials of an earlier process of this run (resume): reused, never re-run."""
+    on_trial: ProgressHook | None = None
+    records: list[TrialRecord] = field(default_factory=list)
+    outcomes: dict[tuple[str, str], StageStatus] = field(default_factory=dict)
+    started_at: str = field(default_factory=now)
+
+    def __post_init__(self) -> None:
+        self._sem = asyncio.Semaphore(max(1, self.settings.concurrency))
+        self._engines: dict[str, Engine] = {}
+        stop = self.plan.stop
+        self.infra = InfraMonitor(stop.maxInfraErrorRate, stop.minCallsForInfraRate)
+        self._done = {(r.group, r.stage, r.repeat): r for r in self.previous if r.finished}
+
+    # selection --------------------------------------------------------------------------------
+    def selected_groups(self) -> list[GroupSpec]:
+        wanted = self.settings.groups
+        return [g for g in self.plan.groups if wanted is None or g.id in wanted]
+
+    def selected(self, stage: StageSpec) -> bool:
+        return self.settings.stages is None or stage.id in self.settings.stages
+
+    # engines ----------------------------------------------------------------------------------
+    def engine(self, group: GroupSpec) -> Engine:
+        if group.id not in self._engines:
+            plan, s = self.plan, self.settings
+            budget = plan.budget
+            model = s.model_factory(s.agent_model, api_base=s.api_base, prices=self.prices.get(s.agent_model))
+            maintainer = model if s.maintainer_model == s.agent_model else s.model_factory(
+                s.maintainer_model, api_base=s.api_base, prices=self.prices.get(s.maintainer_model))
+            limits = RunLimits(
+                max_steps=budget.maxStepsPerRun or 12,
+                max_consecutive_tool_errors=plan.stop.maxConsecutiveToolErrors or 1_000_000,
+                max_output_tokens=budget.maxOutputTokensPerCall,
+                timeout_seconds=budget.timeoutSecondsPerCall or 120.0,
+                temperature=plan.models.sampling.temperature,
+            )
+            capacity = plan.models.capacityTokens
+            if capacity is None and not s.agent_model.startswith("scripted/"):
+                capacity = model_capacity(s.agent_model)
+            self._engines[group.id] = Engine(
+                store=self.store,
+                protocol=resolve(group.protocol.id, group.protocol.version, group.protocol.options),
+                agent=AgentConfig(systemPrompt=plan.agent.systemPrompt, inputs=plan.agent.inputs),
+                model=model, model_name=s.agent_model,
+                business=BusinessTools({k: v.model_dump() for k, v in plan.agent.projects.items()}),
+                host=HostOptions(maintenance=plan.maintenance), limits=limits,
+                maintainer_model=maintainer, maintainer_name=s.maintainer_model,
+                guard=self.ledger, capacity_tokens=capacity)
+        return self._engines[group.id]
+
+    # running ----------------------------------------------------------------------------------
+    @property
+    def stopping(self) -> str | None:
+        if self.ledger.exhausted is not None:
+            return f"budget_exhausted:{self.ledger.exhausted}"
+        return self.ledger.stop_reason
+
+    async def run(self) -> None:
+        await asyncio.gather(*(self._group(g) for g in self.selected_groups()))
+
+    async def _group(self, group: GroupSpec) -> None:
+        for stage in self.plan.stages:
+            if not self.selected(stage) or not takes_part(self.plan, group.id, stage):
+                continue
+            key = (group.id, stage.id)
+            if self._blocked(group, stage) or self.stopping:
+                self.outcomes[key] = "not_reached"
+                continue
+            self.outcomes[key] = await self._stage(group, stage)
+
+    def _blocked(self, group: GroupSpec, stage: StageSpec) -> bool:
+        outcomes = dict(self.outcomes)
+        for required in self.plan.required_stages(group.id, stage):
+            if not self.selected(self.plan.stage(required)):
+                outcomes[(group.id, required)] = "passed"  # --stage: unselected requirements count as met
+        return entry_blocker(self.plan, group.id, stage, outcomes) is not None
+
+    async def _stage(self, group: GroupSpec, stage: StageSpec) -> StageStatus:
+        failed = asyncio.Event()
+        results = await asyncio.gather(*(self._repeat(group, stage, n, failed) for n in range(1, stage.repeats + 1)))
+        records = [r for attempts in results for r in attempts]
+        return stage_status(records, stage.repeats)
+
+    async def _repeat(
+        self, group: GroupSpec, stage: StageSpec, repeat: int, failed: asyncio.Event
+    ) -> list[TrialRecord]:
+        done = self._done.get((group.id, stage.id, repeat))
+        if done is not None:
+            if done.status == "failed" and stage.failFast:
+                failed.set()
+            return [self._keep(done)]
+        attempts: list[TrialRecord] = []
+        attempt = 0
+        while True:
+            record = await self._attempt(group, stage, repeat, attempt, failed)
+            attempts.append(record)
+            if record.status == "failed" and stage.failFast:
+                failed.set()
+            if not needs_retry(record, self.plan.stop.infraRetries) or self.stopping:
+                return attempts
+            attempt += 1
+
+    async def _attempt(self, group: GroupSpec, stage: StageSpec, repeat: int, attempt: int,
+                       failed: asyncio.Event) -> TrialRecord:
+        tid = trial_id(group.id, stage.id, repeat, attempt)
+        async with self._sem:
+            reason = self.stopping or ("fail_fast: an earlier trial of this stage failed" if failed.is_set() else None)
+            if reason is not None:
+                return self._keep(TrialRecord(id=tid, group=group.id, stage=stage.id, repeat=repeat,
+                                              attempt=attempt, status="skipped", reason=reason), persist=True)
+            record = await run_trial(self.engine(group), group.id, stage, repeat, attempt)
+        snapshots = [data for _, data in self.store.snapshots(record.sessionId)]
+        self.run_dir.write_transcript(record, snapshots)
+        if self.infra.add(record):
+            self.ledger.request_stop("provider_unhealthy")
+        return self._keep(record, persist=True)
+
+    def _keep(self, record: TrialRecord, persist: bool = False) -> TrialRecord:
+        if persist:
+            self.run_dir.append_record(record)
+        self.records.append(record)
+        if self.on_trial is not None:
+            self.on_trial("trial", record)
+        return record
+
+    # results ----------------------------------------------------------------------------------
+    def stage_records(self, group_id: str, stage_id: str) -> list[TrialRecord]:
+        return sorted((r for r in self.records if r.group == group_id and r.stage == stage_id),
+                      key=lambda r: (r.repeat, r.attempt))
+
+    def decided(self, group_id: str, stage_id: str) -> dict[int, TrialRecord]:
+        return final_attempts(self.stage_records(group_id, stage_id))
+
+
+def default_out_dir(plan: Plan, root: Path = Path("reports")) -> Path:
+    stamp = now().replace(":", "").replace("-", "").replace(".", "")
+    return root / plan.id / stamp

@@ -1,0 +1,126 @@
+"""One trial (X-11): a fresh root session; its turns are consecutive ``run_send_input`` calls on it.
+
+The trial's status: ``error`` when an infrastructure failure ended a run (never a model failure,
+X-12, X-31); ``skipped`` when the experiment stopped it (budget, wall clock, interrupt); else
+``failed`` when an applicable check failed, ``passed`` otherwise.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from harness.engine import Engine, RunResult
+from harness.plan import StageSpec
+
+from ._budget import StopRequested
+from ._checks import TrialView, trial_check, turn_check
+from ._records import CallMetric, CheckResult, ToolCallMetric, TrialMetrics, TrialRecord, trial_id
+from ._repeats import mark_calls
+
+INFRA_CLASSES = frozenset({"infrastructure", "provider_rejected", "context_window"})
+"""Run errors that are not the model's doing: the trial is an ``error``, never ``failed``."""
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+async def run_trial(engine: Engine, group: str, stage: StageSpec, repeat: int, attempt: int = 0) -> TrialRecord:
+    tid = trial_id(group, stage.id, repeat, attempt)
+    session_id = f"{tid}#{uuid.uuid4().hex[:8]}"  # fresh on every (re)run, so a resume never reuses one
+    engine.create_session(session_id)
+    started = now()
+    runs: list[RunResult] = []
+    memories: list[dict[str, str]] = []
+    stopped: str | None = None
+    for turn in stage.turns:
+        try:
+            result = await engine.run_send_input(session_id, turn.input)
+        except StopRequested as exc:
+            stopped = exc.reason
+            break
+        runs.append(result)
+        memories.append(_memories(engine, session_id))
+        if result.status == "budget_exhausted" or (result.status == "error" and result.error_class in INFRA_CLASSES):
+            break
+    view = TrialView(protocol=engine.protocol, store=engine.store, session_id=session_id, runs=runs,
+                     snapshots=[data for _, data in engine.store.snapshots(session_id)], memories=memories)
+    record = TrialRecord(id=tid, group=group, stage=stage.id, repeat=repeat, attempt=attempt, status="passed",
+                         sessionId=session_id, startedAt=started, runs=runs)
+    _fill_metrics(record, view)
+    status, reason = _status(stage, runs, stopped)
+    if status in ("passed", "failed"):
+        record.checks = _checks(stage, view)
+        if any(c.result == "failed" for c in record.checks):
+            status = "failed"
+            reason = "; ".join(f"{c.name}: {c.detail}" for c in record.checks if c.result == "failed")
+    record.status, record.reason, record.finishedAt = status, reason, now()
+    return record
+
+
+def _status(stage: StageSpec, runs: list[RunResult], stopped: str | None) -> tuple[Any, str | None]:
+    last = runs[-1] if runs else None
+    if last is not None and last.status == "error" and last.error_class in INFRA_CLASSES:
+        return "error", f"{last.error_class}: {last.error}"
+    if stopped is not None:
+        return "skipped", f"stopped: {stopped}"
+    if last is not None and last.status == "budget_exhausted":
+        return "skipped", f"budget_exhausted: {last.error}"
+    if len(runs) < len(stage.turns):  # pragma: no cover - every break above sets a status
+        return "error", "the trial ended early"
+    return "passed", None
+
+
+def _checks(stage: StageSpec, view: TrialView) -> list[CheckResult]:
+    out = [turn_check(check, run, n) for n, (turn, run) in enumerate(zip(stage.turns, view.runs, strict=True), 1)
+           for check in turn.checks]
+    out += [trial_check(check, view) for check in stage.effective_trial_checks]
+    return out
+
+
+def _memories(engine: Engine, session_id: str) -> dict[str, str]:
+    if not engine.protocol.has_windows:
+        return {}
+    windows = engine.store.kv_prefix(session_id, "window/")
+    return {key: str(value.get("workingMemory") or "") for key, value in windows.items() if isinstance(value, dict)}
+
+
+def _fill_metrics(record: TrialRecord, view: TrialView) -> None:
+    marks = mark_calls([run.tool_calls for run in view.runs])
+    run_of_turn = {n: run.run_id for n, run in enumerate(view.runs, 1)}
+    record.toolCalls = [ToolCallMetric(
+        turn=m.turn, runId=run_of_turn[m.turn], step=m.step, toolName=m.name, argsSha256=m.args_sha256,
+        resultSha256=m.result_sha256, success=m.success, errorCode=m.error_code, repeated=m.repeated,
+        duplicateSignature=m.duplicate_signature) for m in marks]
+    record.calls = [call_metric(s) for s in view.snapshots if s.get("request")]
+    metrics = TrialMetrics()
+    for call in record.calls:
+        metrics.inputTokens += call.inputTokens
+        metrics.cachedInputTokens += call.cachedInputTokens
+        metrics.outputTokens += call.outputTokens
+        metrics.usd += call.usd
+        metrics.llmCalls += 1
+        metrics.infraErrors += call.status == "infrastructure"
+    metrics.maintenanceRuns = sum(m.status == "compressed" for run in view.runs for m in run.maintenance)
+    metrics.toolCalls = len(marks)
+    metrics.repeatedToolCalls = sum(m.repeated for m in marks)
+    metrics.duplicateSignatureCalls = sum(m.duplicate_signature for m in marks)
+    record.metrics = metrics
+
+
+def call_metric(snap: dict[str, Any]) -> CallMetric:
+    """A call's accounting from its snapshot; a failed call has no usage and costs nothing."""
+    usage = snap.get("usage") or {}
+    error = snap.get("error")
+    retries = snap.get("retries") or []
+    return CallMetric(
+        seq=int(snap["seq"]), runId=str(snap.get("runId") or ""), role=str(snap.get("role")),
+        model=str(snap.get("model")), inputTokens=int(usage.get("input_tokens", 0)),
+        cachedInputTokens=int(usage.get("cached_input_tokens", 0)), outputTokens=int(usage.get("output_tokens", 0)),
+        usd=float(snap.get("usd") or 0.0), latencyMs=float(snap.get("latencyMs") or 0.0),
+        retries=len(retries) if isinstance(retries, list) else int(retries),
+        status=str(error.get("kind")) if isinstance(error, dict) else "ok",
+        requestSha256=str(snap.get("requestSha256") or ""), snapshotId=str(snap["id"]),
+        segments=dict(snap.get("segments") or {}))
