@@ -12,6 +12,7 @@ from . import _apply  # noqa: F401
 from . import _render  # noqa: F401
 from . import _converse  # noqa: F401
 from . import _validate, _schema  # noqa: F401
+from . import _run  # noqa: F401
 
 __all__ = ["app", "main"]
 
