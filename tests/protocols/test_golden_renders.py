@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from protocols import read_state_file, resolve_ref
-from protocols.store import MemoryStore, SessionStore
+from protocols.store import MemoryStore, SessionStore, SqliteStore
 
 DATA = Path(__file__).parent / "data" / "resume_alpha.json"
 GOLDEN = Path(__file__).parent / "golden"
@@ -123,8 +123,5 @@ def test_window_switch_stays_in_the_window_that_was_left() -> None:
 
 def test_renders_are_identical_from_both_backends() -> None:
     """P-20, E-8: the same state renders byte-identically from the in-memory and SQLite stores."""
-    sqlite = pytest.importorskip("protocols.store").__dict__.get("SqliteStore")
-    if sqlite is None:
-        pytest.skip("SqliteStore not available")
     for variant in VARIANTS:
-        assert dumps(render(variant, MemoryStore())) == dumps(render(variant, sqlite()))
+        assert dumps(render(variant, MemoryStore())) == dumps(render(variant, SqliteStore()))
