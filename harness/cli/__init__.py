@@ -11,8 +11,9 @@ from . import _serve  # noqa: F401
 from . import _apply  # noqa: F401
 from . import _render  # noqa: F401
 from . import _converse  # noqa: F401
-from . import _validate, _schema  # noqa: F401
+from . import _validate, _schema, _compare  # noqa: F401
 from . import _run  # noqa: F401
+from . import _report  # noqa: F401
 
 __all__ = ["app", "main"]
 

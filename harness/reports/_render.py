@@ -1,0 +1,38 @@
+"""Jinja2 rendering of report.html (autoescaped, self-contained) and report.md (O-20, O-21)."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+from ._transcripts import anchor
+
+
+def _md(text: Any) -> str:
+    """Table- and list-safe Markdown text: one line, pipes escaped, no raw HTML."""
+    one_line = " ".join(str(text).split())
+    return one_line.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
+
+
+_ENV = Environment(loader=PackageLoader("harness.reports", "templates"),
+                   autoescape=select_autoescape(["html", "html.j2"], default_for_string=True),
+                   undefined=StrictUndefined, keep_trailing_newline=True)
+_ENV.globals["anchor"] = anchor
+_MD_ENV = Environment(loader=PackageLoader("harness.reports", "templates"), autoescape=False,
+                      undefined=StrictUndefined, keep_trailing_newline=True, trim_blocks=False)
+_MD_ENV.filters["md"] = _md
+
+
+def data_uri(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+def render_html(context: dict[str, Any], plots: dict[str, bytes]) -> str:
+    return _ENV.get_template("report.html.j2").render(
+        **context, plots={name: data_uri(png) for name, png in plots.items()})
+
+
+def render_markdown(context: dict[str, Any], plots: dict[str, bytes]) -> str:
+    return _MD_ENV.get_template("report.md.j2").render(**context, plot_files=[f"{n}.png" for n in plots])
