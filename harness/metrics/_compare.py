@@ -1,0 +1,63 @@
+"""Several runs side by side (O-13): attach each run's metrics.duckdb read-only and read its summary."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from protocols import InvalidInput
+
+METRICS_FILE = "metrics.duckdb"
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One run: a label, where it came from, and its group_stage_summary rows."""
+
+    label: str
+    path: Path
+    rows: list[dict[str, Any]]
+    stage_order: list[str]
+
+
+def metrics_path(run: str | Path) -> Path:
+    """A run directory (holding metrics.duckdb) or the database file itself."""
+    path = Path(run)
+    db = path / METRICS_FILE if path.is_dir() else path
+    if not db.is_file():
+        raise InvalidInput(f"{run}: no {METRICS_FILE} here (expected a run directory written by `harness run`)")
+    return db
+
+
+def _label(con: duckdb.DuckDBPyConnection, alias: str, db: Path) -> str:
+    row = con.execute(f"SELECT max(label), max(model_agent) FROM {alias}.experiments").fetchone()
+    name = db.parent.name if db.name == METRICS_FILE else db.stem
+    label, model = row if row else (None, None)
+    return label or (f"{name} ({model})" if model else name)
+
+
+def load_runs(runs: list[str | Path]) -> list[RunSummary]:
+    """Attach every run's database to one in-memory connection and read its group × stage summary."""
+    con = duckdb.connect()
+    out = []
+    try:
+        for i, run in enumerate(runs):
+            db = metrics_path(run)
+            alias = f"run{i}"
+            try:
+                con.execute(f"ATTACH '{str(db).replace(chr(39), chr(39) * 2)}' AS {alias} (READ_ONLY)")
+                cursor = con.execute(f"SELECT * FROM {alias}.group_stage_summary ORDER BY group_id, stage_id")
+            except duckdb.Error as exc:
+                raise InvalidInput(f"{run}: not a readable metrics database ({exc})") from None
+            names = [d[0] for d in cursor.description]
+            rows = [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
+            order = con.execute(
+                f"SELECT stage_id FROM {alias}.trials GROUP BY stage_id ORDER BY min(started_at) NULLS LAST, stage_id"
+            ).fetchall()
+            out.append(RunSummary(label=_label(con, alias, db), path=db, rows=rows, stage_order=[r[0] for r in order]))
+    finally:
+        con.close()
+    return out

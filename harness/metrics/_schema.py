@@ -1,0 +1,101 @@
+"""The metrics.duckdb schema as named migrations (O-10, O-12), recorded in ``migrations``.
+
+A migration is never edited once released: a change is a new ``mNNN_<what>`` function appended
+to ``MIGRATIONS``. ``migrate`` applies the missing ones in order, each in its own transaction,
+so running it twice changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import duckdb
+
+from ._views import VIEWS
+
+
+def m001_initial(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute("""
+        CREATE TABLE experiments (
+            experiment_id VARCHAR NOT NULL, plan_id VARCHAR NOT NULL, plan_sha256 VARCHAR NOT NULL,
+            model_agent VARCHAR NOT NULL, model_maintainer VARCHAR NOT NULL, model_kind VARCHAR NOT NULL,
+            status VARCHAR, stop_reason VARCHAR, created_at TIMESTAMP, label VARCHAR
+        );
+        CREATE TABLE trials (
+            experiment_id VARCHAR NOT NULL, group_id VARCHAR NOT NULL, stage_id VARCHAR NOT NULL,
+            repeat INTEGER NOT NULL, trial_id VARCHAR NOT NULL, status VARCHAR NOT NULL, session_id VARCHAR,
+            started_at TIMESTAMP, finished_at TIMESTAMP, attempt INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE runs (
+            experiment_id VARCHAR NOT NULL, trial_id VARCHAR NOT NULL, run_id VARCHAR NOT NULL,
+            turn INTEGER NOT NULL, status VARCHAR NOT NULL, steps INTEGER NOT NULL, final_answer VARCHAR
+        );
+        CREATE TABLE llm_calls (
+            experiment_id VARCHAR NOT NULL, trial_id VARCHAR NOT NULL, run_id VARCHAR, call_seq INTEGER NOT NULL,
+            role VARCHAR NOT NULL, model VARCHAR NOT NULL, input_tokens BIGINT NOT NULL,
+            cached_input_tokens BIGINT NOT NULL DEFAULT 0, output_tokens BIGINT NOT NULL, usd DOUBLE,
+            latency_ms DOUBLE, retries INTEGER NOT NULL DEFAULT 0, status VARCHAR NOT NULL,
+            request_sha256 VARCHAR
+        );
+        CREATE TABLE request_segments (
+            experiment_id VARCHAR NOT NULL, trial_id VARCHAR NOT NULL, call_seq INTEGER NOT NULL,
+            segment VARCHAR NOT NULL, tokens BIGINT NOT NULL
+        );
+        CREATE TABLE tool_calls (
+            experiment_id VARCHAR NOT NULL, trial_id VARCHAR NOT NULL, run_id VARCHAR NOT NULL,
+            step INTEGER NOT NULL, tool_name VARCHAR NOT NULL, args_sha256 VARCHAR NOT NULL, result_sha256 VARCHAR,
+            success BOOLEAN NOT NULL, error_code VARCHAR, repeated BOOLEAN NOT NULL DEFAULT false,
+            duplicate_signature BOOLEAN NOT NULL DEFAULT false, call_id VARCHAR
+        );
+        CREATE TABLE checks (
+            experiment_id VARCHAR NOT NULL, trial_id VARCHAR NOT NULL, check_name VARCHAR NOT NULL,
+            result VARCHAR NOT NULL, detail VARCHAR NOT NULL DEFAULT '', turn INTEGER
+        );
+    """)
+
+
+def m002_views(con: duckdb.DuckDBPyConnection) -> None:
+    for sql in VIEWS.values():
+        con.execute(sql)
+
+
+Migration = tuple[str, Callable[[duckdb.DuckDBPyConnection], None]]
+
+MIGRATIONS: list[Migration] = [
+    ("m001_initial", m001_initial),
+    ("m002_views", m002_views),
+]
+
+TABLES: tuple[str, ...] = ("experiments", "trials", "runs", "llm_calls", "request_segments", "tool_calls", "checks")
+
+
+def applied_migrations(con: duckdb.DuckDBPyConnection) -> list[str]:
+    con.execute("CREATE TABLE IF NOT EXISTS migrations (name VARCHAR PRIMARY KEY, applied_at TIMESTAMP NOT NULL)")
+    return [row[0] for row in con.execute("SELECT name FROM migrations ORDER BY name").fetchall()]
+
+
+def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Apply the missing migrations in order; returns the names applied now."""
+    done = set(applied_migrations(con))
+    applied = []
+    for name, step in MIGRATIONS:
+        if name in done:
+            continue
+        con.execute("BEGIN TRANSACTION")
+        try:
+            step(con)
+            con.execute("INSERT INTO migrations VALUES (?, now()::TIMESTAMP)", [name])
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        applied.append(name)
+    return applied
+
+
+def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
+    rows = con.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = ? AND table_schema = 'main' "
+        "AND table_catalog = current_database() ORDER BY ordinal_position", [table]
+    ).fetchall()
+    return [r[0] for r in rows]
