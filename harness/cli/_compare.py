@@ -26,12 +26,23 @@ def _cell(row: dict[str, Any] | None) -> str:
             f"{usd} · {_tokens(int(row['total_tokens']))} tok · {row['repeated_tool_calls']} rep")
 
 
+def _first_seen(lists: list[list[str]]) -> list[str]:
+    out: list[str] = []
+    for items in lists:
+        out += [i for i in items if i not in out]
+    return out
+
+
 def _row_keys(runs: list[RunSummary]) -> list[tuple[str, str]]:
-    stages: list[str] = []
-    for run in runs:
-        stages += [s for s in run.stage_order if s not in stages]
+    """Groups and stages in the order the runs wrote them (plan order), unknown ones last."""
+    groups = _first_seen([r.group_order for r in runs])
+    stages = _first_seen([r.stage_order for r in runs])
+
+    def position(order: list[str], item: str) -> int:
+        return order.index(item) if item in order else len(order)
+
     keys = {(r["group_id"], r["stage_id"]) for run in runs for r in run.rows}
-    return sorted(keys, key=lambda k: (k[0], stages.index(k[1]) if k[1] in stages else len(stages), k[1]))
+    return sorted(keys, key=lambda k: (position(groups, k[0]), k[0], position(stages, k[1]), k[1]))
 
 
 def comparison_table(runs: list[RunSummary]) -> Table:

@@ -21,6 +21,7 @@ class RunSummary:
     path: Path
     rows: list[dict[str, Any]]
     stage_order: list[str]
+    group_order: list[str]
 
 
 def metrics_path(run: str | Path) -> Path:
@@ -54,10 +55,15 @@ def load_runs(runs: list[str | Path]) -> list[RunSummary]:
                 raise InvalidInput(f"{run}: not a readable metrics database ({exc})") from None
             names = [d[0] for d in cursor.description]
             rows = [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
-            order = con.execute(
-                f"SELECT stage_id FROM {alias}.trials GROUP BY stage_id ORDER BY min(started_at) NULLS LAST, stage_id"
-            ).fetchall()
-            out.append(RunSummary(label=_label(con, alias, db), path=db, rows=rows, stage_order=[r[0] for r in order]))
+            # stages in the order their trial rows were written (the runner writes in plan order);
+            # start times interleave when an ungated baseline starts a late stage early
+            stages, groups = (
+                [r[0] for r in con.execute(
+                    f"SELECT {col} FROM {alias}.trials GROUP BY {col} ORDER BY min(rowid), {col}").fetchall()]
+                for col in ("stage_id", "group_id")
+            )
+            out.append(RunSummary(label=_label(con, alias, db), path=db, rows=rows, stage_order=stages,
+                                  group_order=groups))
     finally:
         con.close()
     return out

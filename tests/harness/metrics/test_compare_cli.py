@@ -61,3 +61,4 @@ def test_compare_missing_or_broken_run_exit_2(tmp_path: Path) -> None:
 def test_load_runs_reads_stage_order(tmp_path: Path) -> None:
     run = load_runs([_run_dir(tmp_path, "r")])[0]
     assert run.stage_order == ["simple", "conversation"]
+    assert run.group_order == ["A", "B", "prefix"]
