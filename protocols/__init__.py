@@ -1,6 +1,16 @@
 """The protocol semantics of the unified context protocol family (P-*). Imports nothing from harness."""
 
-from ._catalog import CATALOG, PrefixV2, UnifiedV1, UnifiedV2, UnifiedV3, describe_catalog, parse_ref, resolve, resolve_ref
+from ._catalog import (
+    CATALOG,
+    PrefixV2,
+    UnifiedV1,
+    UnifiedV2,
+    UnifiedV3,
+    describe_catalog,
+    parse_ref,
+    resolve,
+    resolve_ref,
+)
 from ._errors import (
     CapacityExceeded,
     InvalidInput,

@@ -5,15 +5,20 @@ Exit codes (O-24): 0 ran to its end, 2 invalid input or usage, 3 stopped early, 
 
 from __future__ import annotations
 
+# importing a command module registers its command on ``app``
+from . import (  # noqa: F401
+    _apply,
+    _compare,
+    _converse,
+    _protocols,
+    _render,
+    _report,
+    _run,
+    _schema,
+    _serve,
+    _validate,
+)
 from ._app import app
-from . import _protocols  # noqa: F401  (registers commands)
-from . import _serve  # noqa: F401
-from . import _apply  # noqa: F401
-from . import _render  # noqa: F401
-from . import _converse  # noqa: F401
-from . import _validate, _schema, _compare  # noqa: F401
-from . import _run  # noqa: F401
-from . import _report  # noqa: F401
 
 __all__ = ["app", "main"]
 
