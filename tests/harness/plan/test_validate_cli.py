@@ -54,7 +54,8 @@ def test_valid_plan_json_output() -> None:
     (lambda d: d["stages"][0].update(repeats="3"), "$.stages[0].repeats"),
     (lambda d: d["groups"][1]["protocol"]["options"].update(stateMessagePlacement="system"),
      "$.groups[1].protocol.options.stateMessagePlacement"),
-    (lambda d: d["agent"].update(systemPrompt="你是项目助理。"), "$.agent.systemPrompt: must contain {{context_protocol}}"),
+    (lambda d: d["agent"].update(systemPrompt="你是项目助理。"),
+     "$.agent.systemPrompt: must contain {{context_protocol}}"),
     (lambda d: d["stages"][2]["trialChecks"].append({"name": "vibes_ok"}), "$.stages[2].trialChecks[6]: unknown check"),
     (lambda d: d.update(budget=[]), "$.budget"),
 ])
@@ -81,7 +82,8 @@ def test_q14_errors_as_json(tmp_path: Path) -> None:
     data["stop"]["infraRetries"] = -1
     result = _validate(tmp_path, data, "--json")
     assert result.exit_code == 2
-    assert json.loads(result.output)["errors"] == ["$.stop.infraRetries: Input should be greater than or equal to 0 (got -1)"]
+    assert json.loads(result.output)["errors"] == [
+        "$.stop.infraRetries: Input should be greater than or equal to 0 (got -1)"]
 
 
 def test_x22_unknown_price_refused_when_budgeted(tmp_path: Path) -> None:
