@@ -78,7 +78,7 @@ def gating(report: dict[str, Any]) -> dict[str, Any]:
         by_id = {s["id"]: s for s in g.get("stages", [])}
         rows.append({"group": g["id"], "role": g.get("role"),
                      "protocol": f"{(g.get('protocol') or {}).get('id')}@{(g.get('protocol') or {}).get('version')}",
-                     "cells": [_cell(by_id[s]) if s in by_id else _cell({"status": "not_reached"}) for s in stages]})
+                     "cells": [_cell(by_id[s]) if s in by_id else _cell({"status": "not_planned"}) for s in stages]})
     return {"stages": stages, "rows": rows}
 
 

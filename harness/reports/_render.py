@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from jinja2 import ChainableUndefined, Environment, PackageLoader, select_autoescape
 
 from ._transcripts import anchor
 
@@ -18,10 +18,10 @@ def _md(text: Any) -> str:
 
 _ENV = Environment(loader=PackageLoader("harness.reports", "templates"),
                    autoescape=select_autoescape(["html", "html.j2"], default_for_string=True),
-                   undefined=StrictUndefined, keep_trailing_newline=True)
+                   undefined=ChainableUndefined, keep_trailing_newline=True)
 _ENV.globals["anchor"] = anchor
 _MD_ENV = Environment(loader=PackageLoader("harness.reports", "templates"), autoescape=False,
-                      undefined=StrictUndefined, keep_trailing_newline=True, trim_blocks=False)
+                      undefined=ChainableUndefined, keep_trailing_newline=True, trim_blocks=False)
 _MD_ENV.filters["md"] = _md
 
 

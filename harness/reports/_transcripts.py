@@ -74,13 +74,17 @@ def state_badge(messages: list[dict[str, Any]], sources: list[dict[str, Any]]) -
 
 
 class _Anchors:
-    def __init__(self) -> None:
-        self.used: set[str] = set()
+    """Anchors of one trial: message and call ids are only unique within a session, so every anchor
+    is scoped by the trial; ``targets`` maps the trial's evidence ids to their anchors."""
+
+    def __init__(self, trial: str, used: set[str]) -> None:
+        self.trial = trial
+        self.used = used
         self.targets: dict[str, str] = {}
 
     def claim(self, kind: str, ident: str) -> str | None:
-        """The anchor for ``ident`` on its first appearance; None when already placed."""
-        name = anchor(kind, ident)
+        """The anchor for ``ident`` on its first appearance in the trial; None when already placed."""
+        name = anchor(kind, ident if kind == "snap" else f"{self.trial}/{ident}")
         if not ident or name in self.used:
             return None
         self.used.add(name)
@@ -129,18 +133,18 @@ def _snapshot(snap: dict[str, Any], anchors: _Anchors) -> dict[str, Any]:
 
 def trial_views(report: dict[str, Any], transcripts: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
     """One view per trial of the report, in group, stage, repeat order, with checks linked to evidence."""
-    anchors = _Anchors()
+    used: set[str] = set()
     out = []
     for group in report.get("groups", []):
         for stage in group.get("stages", []):
             for trial in stage.get("trials", []):
                 tid = str(trial.get("id"))
+                anchors = _Anchors(tid, used)
                 snaps = [_snapshot(s, anchors) for s in transcripts.get(tid, [])]
                 out.append({"id": tid, "anchor": anchor("trial", tid), "group": group.get("id"),
                             "stage": stage.get("id"), "status": trial.get("status"), "reason": trial.get("reason"),
-                            "runs": trial.get("runs", []), "checks": trial.get("checks", []), "snapshots": snaps})
-    for view in out:
-        view["checks"] = [_linked(c, anchors.targets) for c in view["checks"]]
+                            "runs": trial.get("runs", []), "snapshots": snaps,
+                            "checks": [_linked(c, anchors.targets) for c in trial.get("checks", [])]})
     return out
 
 

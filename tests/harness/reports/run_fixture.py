@@ -5,17 +5,17 @@ B and C pass; n=3 per group and stage."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import duckdb
-import pandas as pd
-
 from harness.analysis import compare_with_control, pass_hat_ks, wilson_interval
+from harness.metrics import MetricsWriter
 
 EXP = "exp-1"
 GROUPS = {"A": ("control", "trailing_assistant"), "B": ("treatment", "trailing_user"), "C": ("treatment", "system")}
 STAGES = ("simple", "tool_continuation")
+T0 = datetime(2026, 10, 5, 12, 0, tzinfo=UTC)
 EVIL = "<script>alert(1)</script> see https://evil.example/x"
 
 
@@ -29,8 +29,8 @@ def _snapshots(trial: str, failing: bool) -> list[dict[str, Any]]:
         {"role": "tool", "tool_call_id": "call_1", "content": '{"usd": 120}'},
         {"role": state_role, "content": "<context_state>budget=500</context_state>"},
     ]
-    sources = [{"type": "system", "messageIds": []}, {"type": "raw", "messageIds": [f"{trial}:m1"]},
-               {"type": "raw", "messageIds": [f"{trial}:m2"]}, {"type": "raw", "messageIds": [f"{trial}:m3"]},
+    sources = [{"type": "system", "messageIds": []}, {"type": "raw", "messageIds": ["m1"]},
+               {"type": "raw", "messageIds": ["m2"]}, {"type": "raw", "messageIds": ["m3"]},
                {"type": "context_state", "messageIds": []}]
     reply = "budget=500 continued" if failing else "The hall costs 120 USD."
     return [{"trialId": trial, "id": f"s-{trial}/1", "seq": 1, "role": "agent", "runId": "r1", "step": 1,
@@ -57,14 +57,14 @@ def build_run(root: Path) -> Path:
                 path.write_text("".join(json.dumps(s) + "\n" for s in snaps), encoding="utf-8")
                 check = {"name": "answer_matches", "result": status,
                          "detail": "reply continued the state block" if failing else "ok",
-                         "evidence": [f"s-{tid}/1"], "turn": 1}
+                         "evidence": [f"s-{tid}/1", "m2"], "turn": 1}
                 trials.append({"id": tid, "repeat": rep, "status": status, "sessionId": f"sess-{tid}",
                                "runs": [{"runId": "r1", "input": "Quote the venue.", "finalAnswer": snaps[0][
                                    "response"]["content"], "status": "completed", "steps": 2}],
                                "checks": [check], "metrics": {}})
                 base = {"experiment_id": EXP, "trial_id": tid}
                 rows["trials"].append({**base, "group_id": gid, "stage_id": sid, "repeat": rep, "status": status,
-                                       "session_id": f"sess-{tid}", "started_at": "t0", "finished_at": "t1"})
+                                       "session_id": f"sess-{tid}", "started_at": T0, "finished_at": T0})
                 rows["runs"].append({**base, "run_id": "r1", "turn": 1, "status": "completed", "steps": 2,
                                      "final_answer": "x"})
                 rows["llm_calls"].append({**base, "run_id": "r1", "call_seq": 1, "role": "agent",
@@ -108,9 +108,7 @@ def build_run(root: Path) -> Path:
         "caveats": ["scripted models check mechanisms, not LLM behaviour (X-42)", EVIL],
     }
     (root / "report.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
-    con = duckdb.connect(str(root / "metrics.duckdb"))
-    for table, data in rows.items():
-        frame = pd.DataFrame(data)  # noqa: F841  (read by DuckDB's replacement scan)
-        con.execute(f"CREATE TABLE {table} AS SELECT * FROM frame")
-    con.close()
+    with MetricsWriter.open(root / "metrics.duckdb", EXP) as writer:
+        for table, data in rows.items():
+            writer.write(table, data)
     return root

@@ -87,6 +87,8 @@ def test_o20_tool_calls_paired_and_failed_checks_linked(run_dir: Path) -> None:
     assert re.search(r"call <b>quote</b>.*?→ result: <pre>\{&#34;usd&#34;: 120\}</pre>", html, re.S)
     evidence = [h for h in parsed.hrefs if h.startswith("#snap-")]
     assert evidence, "failed checks must link to their snapshot"
+    # message ids repeat across sessions: each trial's evidence links into that trial's own transcript
+    assert '<a href="#msg-A_simple_1_m2">m2</a>' in html and '<a href="#msg-B_simple_1_m2">m2</a>' in html
     assert all(h[1:] in parsed.ids for h in parsed.hrefs if h.startswith("#"))
 
 
