@@ -32,7 +32,7 @@ def pass_rates(report: dict[str, Any]) -> bytes:
     fig, ax = plt.subplots(figsize=(8, 3.6))
     width = 0.8 / max(len(stages), 1)
     for j, stage in enumerate(stages):
-        xs, ys, lo, hi = [], [], [], []
+        xs, ys, lo, hi, labels = [], [], [], [], []
         for i, g in enumerate(groups):
             st = next((s for s in g.get("stages", []) if s["id"] == stage), None)
             rate = (st or {}).get("passRate") or {}
@@ -41,20 +41,23 @@ def pass_rates(report: dict[str, Any]) -> bytes:
             low, high = rate.get("wilson95") or [rate["value"], rate["value"]]
             xs.append(i + (j - (len(stages) - 1) / 2) * width)
             ys.append(rate["value"])
+            labels.append(f"{rate.get('passes')}/{rate.get('n')}")
             lo.append(max(rate["value"] - low, 0))
             hi.append(max(high - rate["value"], 0))
         ax.bar(xs, ys, width, yerr=[lo, hi], capsize=3, label=stage)
+        for x, rate in zip(xs, labels, strict=True):
+            ax.annotate(rate, (x, 0.01), ha="center", va="bottom", fontsize=7, rotation=90)
     ax.set_xticks(range(len(groups)), [g["id"] for g in groups])
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("pass rate (Wilson 95 %)")
-    ax.set_title("Pass rate per group and stage")
-    ax.legend(fontsize="small", ncols=max(len(stages), 1))
+    ax.set_title("Pass rate per group and stage (bars: passes/n)")
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return _png(fig)
 
 
 def by_segment(groups: list[str], tokens: dict[str, dict[str, float]], usd: dict[str, dict[str, float]]) -> bytes:
     """X-51: request tokens and cost per group, stacked by request segment."""
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), layout="constrained")
     for ax, data, label in ((axes[0], tokens, "input tokens"), (axes[1], usd, "USD (by token share)")):
         bottom = [0.0] * len(groups)
         for seg in SEGMENTS:
@@ -63,6 +66,10 @@ def by_segment(groups: list[str], tokens: dict[str, dict[str, float]], usd: dict
             bottom = [b + v for b, v in zip(bottom, vals, strict=True)]
         ax.set_ylabel(label)
         ax.set_title(f"{label} per group by segment")
+        if not any(bottom):
+            ax.set_ylim(0, 1)
+            ax.text(0.5, 0.5, "nothing recorded (e.g. scripted model, no prices)", ha="center",
+                    transform=ax.transAxes)
     axes[0].legend(fontsize="small")
     return _png(fig)
 
