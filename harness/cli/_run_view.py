@@ -58,7 +58,7 @@ class Progress:
 
 
 def summary(outcome: RunOutcome) -> None:
-    report = outcome.report
+    report = outcome.report.model_dump(mode="json")
     table = Table(title=f"{report['plan']['id']}: {report['status']}"
                   + (f" ({report['stopReason']})" if report["stopReason"] else ""), title_justify="left")
     for column in ("group", "stage", "status", "pass rate", "usd", "tokens", "repeated calls"):
@@ -79,6 +79,9 @@ def summary(outcome: RunOutcome) -> None:
     console.print(f"spent ${spent['usd']:.4f}, {spent['llmCalls']} calls, "
                   f"{spent['inputTokens'] + spent['outputTokens']:,} tokens, {spent['wallSeconds']:.1f} s",
                   markup=False)
+    if outcome.render_error:
+        console.print(f"report.html / report.md not rendered ({outcome.render_error}); "
+                      f"try `harness report {outcome.run_dir}`", markup=False, soft_wrap=True)
     console.print(f"report: {outcome.run_dir / 'report.json'}", markup=False, soft_wrap=True)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import harness
 from harness.models import Prices
 from harness.plan import Plan
+from harness.report import Report
 from protocols import resolve
 from protocols.store import SqliteStore
 
@@ -44,8 +45,9 @@ class RunOutcome:
     run_dir: Path
     status: str
     stop_reason: str | None
-    report: dict[str, Any]
+    report: Report
     experiment: Experiment
+    render_error: str | None = None
 
 
 def effective_budget(request: RunRequest) -> Any:
@@ -83,9 +85,11 @@ async def execute(request: RunRequest, on_trial: ProgressHook | None = None) -> 
     groups = [g for g in plan.groups if settings.groups is None or g.id in settings.groups]
     checks = run_preflight(request, groups)
     if not request.resume:
+        created = now()
         run_dir.create({
-            "planSha256": request.plan_sha256, "planId": plan.id, "planPath": request.plan_path,
-            "createdAt": now(), "harnessVersion": harness.__version__, "agentModel": settings.agent_model,
+            "experimentId": f"{plan.id}@{created}", "planSha256": request.plan_sha256, "planId": plan.id,
+            "planPath": request.plan_path,
+            "createdAt": created, "harnessVersion": harness.__version__, "agentModel": settings.agent_model,
             "maintainerModel": settings.maintainer_model, "apiBase": settings.api_base,
         })
     previous = run_dir.records() if request.resume else []
@@ -103,9 +107,10 @@ async def execute(request: RunRequest, on_trial: ProgressHook | None = None) -> 
     stop_reason = experiment.stopping
     status = "stopped" if stop_reason else "completed"
     try:
-        report = write_outputs(request, experiment, status, stop_reason, checks)
+        experiment_id = str(run_dir.manifest().get("experimentId") or f"{plan.id}@{request.out_dir.name}")
+        report, render_error = write_outputs(request, experiment, experiment_id, status, stop_reason, checks)
     finally:
         store.close()
     run_dir.update_manifest(status=status, stopReason=stop_reason, finishedAt=now())
     return RunOutcome(run_dir=request.out_dir, status=status, stop_reason=stop_reason, report=report,
-                      experiment=experiment)
+                      experiment=experiment, render_error=render_error)

@@ -1,5 +1,6 @@
-"""Writing the run directory's derived outputs (O-1): report.json, metrics.duckdb and, when the
-reports module is in the tree, report.html / report.md / plots.
+"""Writing the run directory's derived outputs (O-1): report.json (``harness.report``),
+metrics.duckdb (``harness.metrics``) and, when the reports module is in the tree, report.html /
+report.md / plots (``harness.reports.render_all``).
 
 report.json and metrics.duckdb are both derived from the same trial records, so their totals agree.
 """
@@ -7,27 +8,42 @@ report.json and metrics.duckdb are both derived from the same trial records, so 
 from __future__ import annotations
 
 import importlib.util
-import json
-import os
 from typing import Any
 
-from ._duckdb import write_duckdb
-from ._report import build_report
+from harness.metrics import ExperimentRow, MetricsWriter
+from harness.report import Report, write_report
+
+from ._report import build_report, model_kind
 from ._rows import table_rows
 
+METRICS_FILE = "metrics.duckdb"
 
-def write_outputs(request: Any, exp: Any, status: str, stop_reason: str | None,
-                  preflight: list[dict[str, Any]]) -> dict[str, Any]:
+
+def write_outputs(request: Any, exp: Any, experiment_id: str, status: str, stop_reason: str | None,
+                  preflight: list[dict[str, Any]]) -> tuple[Report, str | None]:
+    """Returns the report and, when the HTML/Markdown rendering failed, why (report.json and
+    metrics.duckdb are written first and stay valid; ``harness report DIR`` can render later)."""
     out = request.out_dir
-    report = build_report(exp, request, status, stop_reason, preflight)
-    tmp = out / "report.json.tmp"
-    tmp.write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, out / "report.json")
-    write_duckdb(out / "metrics.duckdb", table_rows(exp.plan.id, exp.records))
+    report = build_report(exp, request, experiment_id, status, stop_reason, preflight)
+    write_report(report, out / "report.json")
+    s = exp.settings
+    experiment = ExperimentRow(
+        experiment_id=experiment_id, plan_id=exp.plan.id, plan_sha256=request.plan_sha256,
+        model_agent=s.agent_model, model_maintainer=s.maintainer_model,
+        model_kind=model_kind(s.agent_model),  # type: ignore[arg-type]
+        status=status, stop_reason=stop_reason, created_at=report.createdAt)
+    path = out / METRICS_FILE
+    path.unlink(missing_ok=True)  # derived from trials.jsonl: rewritten whole on every (resumed) finish
+    with MetricsWriter.open(path, experiment_id) as writer:
+        for table, rows in table_rows(experiment, exp.records).items():
+            writer.write(table, rows)
     if importlib.util.find_spec("harness.reports") is not None:
         from harness import reports  # the reports engineer's renderer (HTML, Markdown, plots)
 
         render = getattr(reports, "render_all", None)
         if render is not None:
-            render(out)
-    return report
+            try:
+                render(out)
+            except Exception as exc:  # the renderer's defect must not lose the run's results
+                return report, f"{type(exc).__name__}: {exc}"
+    return report, None

@@ -36,6 +36,7 @@ class ToolCallMetric(_Model):
     turn: int
     runId: str
     step: int
+    callId: str
     toolName: str
     argsSha256: str
     resultSha256: str

@@ -42,6 +42,7 @@ class CallMark:
 
     turn: int
     step: int
+    call_id: str
     name: str
     args_sha256: str
     result_sha256: str
@@ -68,7 +69,8 @@ def mark_calls(turns: list[list[ToolCallRecord]]) -> list[CallMark]:
             seen.add(signature)
             if call.success:
                 learned.add((*signature, digest))
-            out.append(CallMark(turn=turn, step=call.step, name=call.name, args_sha256=sha256_text(signature[1]),
+            out.append(CallMark(turn=turn, step=call.step, call_id=call.call_id, name=call.name,
+                                args_sha256=sha256_text(signature[1]),
                                 result_sha256=digest, success=call.success, error_code=call.error_code,
                                 repeated=repeated, duplicate_signature=duplicate))
     return out

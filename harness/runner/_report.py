@@ -3,24 +3,39 @@ findings and caveats. Field names are the spec's camelCase names."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import harness
 from harness.analysis import (
+    BaselineComparison,
     ConversationOutcome,
     compare_with_baseline,
     compare_with_control,
     derive_findings,
     pass_hat_ks,
-    wilson_interval,
 )
+from harness.models import Prices
+from harness.plan import Price
+from harness.report import (
+    BudgetReport,
+    GroupReport,
+    ModelInfo,
+    PassRate,
+    PlanRef,
+    Report,
+    RunReport,
+    StageReport,
+    ToolCallRecord,
+    TrialReport,
+)
+from harness.report import CheckResult as ReportCheck
+from harness.report import Spent as ReportSpent
+from harness.report import TrialMetrics as ReportMetrics
 from protocols import resolve
 
 from ._records import TrialMetrics, TrialRecord
 from ._runner import Experiment
-from ._trial import now
-
-SCHEMA_VERSION = "1.0"
 
 
 def model_kind(model: str) -> str:
@@ -42,32 +57,41 @@ def counts(exp: Experiment, group: str, stage: str) -> tuple[int, int]:
     return sum(r.status == "passed" for r in final), len(final)
 
 
-def _trial(r: TrialRecord) -> dict[str, Any]:
-    return {
-        "id": r.id, "repeat": r.repeat, "attempt": r.attempt, "status": r.status, "reason": r.reason,
-        "sessionId": r.sessionId, "startedAt": r.startedAt, "finishedAt": r.finishedAt,
-        "runs": [{"runId": run.run_id, "input": run.input, "finalAnswer": run.final_answer, "status": run.status,
-                  "steps": run.steps, "errorClass": run.error_class, "error": run.error} for run in r.runs],
-        "checks": [c.model_dump() for c in r.checks],
-        "metrics": r.metrics.model_dump(),
-    }
+def transcript_path(r: TrialRecord) -> str:
+    name = f"{r.repeat}" if r.attempt == 0 else f"{r.repeat}~{r.attempt}"
+    return f"transcripts/{r.group}/{r.stage}/{name}.jsonl"
 
 
-def _stage(exp: Experiment, group: str, stage_id: str) -> dict[str, Any] | None:
+def _metrics(m: TrialMetrics) -> ReportMetrics:
+    return ReportMetrics(**m.model_dump(exclude={"infraErrors"}))
+
+
+def _trial(r: TrialRecord) -> TrialReport:
+    runs = []
+    for turn, run in enumerate(r.runs, 1):
+        calls = [ToolCallRecord(step=c.step, callId=c.callId, toolName=c.toolName, argsSha256=c.argsSha256,
+                                resultSha256=c.resultSha256, success=c.success, errorCode=c.errorCode,
+                                repeated=c.repeated, duplicateSignature=c.duplicateSignature)
+                 for c in r.toolCalls if c.runId == run.run_id]
+        runs.append(RunReport(runId=run.run_id, turn=turn, input=run.input, finalAnswer=run.final_answer,
+                              status=run.status, steps=run.steps, toolCalls=calls))
+    return TrialReport(
+        id=r.id, repeat=r.repeat, attempt=r.attempt, status=r.status, sessionId=r.sessionId,
+        transcript=transcript_path(r) if r.sessionId else None, startedAt=r.startedAt, finishedAt=r.finishedAt,
+        error=r.reason, runs=runs, checks=[ReportCheck(**c.model_dump()) for c in r.checks],
+        metrics=_metrics(r.metrics))
+
+
+def _stage(exp: Experiment, group: str, stage_id: str) -> StageReport | None:
     status = exp.outcomes.get((group, stage_id))
     if status is None:
         return None
     stage = exp.plan.stage(stage_id)
-    records = exp.stage_records(group, stage_id)
-    passes, n = counts(exp, group, stage_id)
-    low, high = wilson_interval(passes, n)
-    return {
-        "id": stage_id, "label": stage.label or stage_id, "addition": stage.addition, "status": status,
-        "passHatK": {str(k): v for k, v in pass_hat_ks(passes, n).items()} if n else {},
-        "passRate": {"passes": passes, "n": n, "value": passes / n if n else None, "wilson95": [low, high]},
-        "trials": [_trial(r) for r in records],
-        "metrics": sum_metrics(records).model_dump(),
-    }
+    trials = [_trial(r) for r in exp.stage_records(group, stage_id)]
+    report = StageReport.summarise(stage_id, status, trials, label=stage.label or stage_id, addition=stage.addition)
+    passes, n = counts(exp, group, stage_id)  # the deciding attempt of each repeat only
+    return report.model_copy(update={"passRate": PassRate.of(passes, n),
+                                     "passHatK": pass_hat_ks(passes, n) if n else {}})
 
 
 def _conversation(exp: Experiment, group: str, stage: str) -> ConversationOutcome | None:
@@ -83,8 +107,8 @@ def _conversation(exp: Experiment, group: str, stage: str) -> ConversationOutcom
                                outputTokens=m.outputTokens, usd=m.usd, maintenanceRuns=m.maintenanceRuns)
 
 
-def build_report(exp: Experiment, request: Any, status: str, stop_reason: str | None,
-                 preflight: list[dict[str, Any]]) -> dict[str, Any]:
+def build_report(exp: Experiment, request: Any, experiment_id: str, status: str, stop_reason: str | None,
+                 preflight: list[dict[str, Any]]) -> Report:
     plan, s = exp.plan, exp.settings
     kind = model_kind(s.agent_model)
     outcomes: dict[str, dict[str, Any]] = {}
@@ -99,15 +123,14 @@ def build_report(exp: Experiment, request: Any, status: str, stop_reason: str | 
                                baseline_maintenance_ran=baseline_ran)
     group_ids = [g.id for g in exp.selected_groups()]
     all_counts = {g: {st: counts(exp, g, st) for (gg, st) in exp.outcomes if gg == g} for g in group_ids}
-    comparisons = [c.model_dump() for c in compare_with_control(
-        all_counts, spec.placementControl, [st.id for st in plan.stages], group_ids)]
-    baseline: list[dict[str, Any]] = []
+    comparisons = list(compare_with_control(
+        all_counts, spec.placementControl, [st.id for st in plan.stages], group_ids))
+    baseline: list[BaselineComparison] = []
     if spec.baselineGroup and spec.baselineStage:
         conv = {g: o for g in group_ids if (o := _conversation(exp, g, spec.baselineStage)) is not None}
         if spec.baselineGroup in conv:
             others = [g for g in conv if g != spec.baselineGroup]
-            baseline = [c.model_dump() for c in compare_with_baseline(spec.baselineStage, conv, spec.baselineGroup,
-                                                                       others)]
+            baseline = compare_with_baseline(spec.baselineStage, conv, spec.baselineGroup, others)
     caveats = list(findings.caveats)
     caveats += [f"preflight {p['group']} ({p['protocol']} on {p['model']}): {p['verdict']}: {p['message']}"
                 for p in preflight if p.get("flagged")]
@@ -119,32 +142,27 @@ def build_report(exp: Experiment, request: Any, status: str, stop_reason: str | 
         caveats.append(f"only groups {', '.join(s.groups)} were selected (--group)")
     if stop_reason:
         caveats.append(f"the experiment stopped early ({stop_reason}); stages not decided are skipped or not_reached")
-    sampling = plan.models.sampling.model_dump()
-    return {
-        "schemaVersion": SCHEMA_VERSION,
-        "harnessVersion": harness.__version__,
-        "createdAt": now(),
-        "status": status,
-        "stopReason": stop_reason,
-        "plan": {"id": plan.id, "title": plan.title, "question": plan.question, "sha256": request.plan_sha256,
-                 "path": request.plan_path},
-        "model": {"agent": s.agent_model, "maintainer": s.maintainer_model, "kind": kind, "apiBase": s.api_base,
-                  "sampling": sampling, "prices": exp.prices.wire(sorted({s.agent_model, s.maintainer_model}))},
-        "budget": {"limits": exp.ledger.limits.model_dump(), "spent": exp.ledger.snapshot().model_dump()},
-        "preflight": preflight,
-        "groups": [_group(exp, g.id) for g in exp.selected_groups()],
-        "comparisons": comparisons,
-        "baselineComparisons": baseline,
-        "findings": [f.model_dump() for f in findings.findings],
-        "caveats": caveats,
-        "totals": sum_metrics(exp.records).model_dump(),
-    }
+    caveats += [f"price of {m}: {e.source}" for m, e in sorted(exp.prices.entries.items())]
+    used = sorted({s.agent_model, s.maintainer_model})
+    return Report(
+        harnessVersion=harness.__version__, createdAt=datetime.now(UTC), experimentId=experiment_id,
+        status=status, stopReason=stop_reason,  # type: ignore[arg-type]
+        plan=PlanRef(id=plan.id, sha256=request.plan_sha256, path=request.plan_path),
+        model=ModelInfo(agent=s.agent_model, maintainer=s.maintainer_model, kind=kind,  # type: ignore[arg-type]
+                        apiBase=s.api_base, sampling=plan.models.sampling.model_dump(),
+                        prices={m: _price(exp.prices.entries[m].prices) for m in used if m in exp.prices.entries}),
+        budget=BudgetReport(limits=exp.ledger.limits, spent=ReportSpent(**exp.ledger.snapshot().model_dump())),
+        groups=[_group(exp, g.id) for g in exp.selected_groups()],
+        comparisons=comparisons, baselineComparisons=baseline, findings=findings.findings, caveats=caveats)
 
 
-def _group(exp: Experiment, group_id: str) -> dict[str, Any]:
+def _price(p: Prices) -> Price:
+    return Price(inputPerMTok=p.input_per_mtok, outputPerMTok=p.output_per_mtok,
+                 cachedInputPerMTok=p.cached_input_per_mtok)
+
+
+def _group(exp: Experiment, group_id: str) -> GroupReport:
     g = exp.plan.group(group_id)
     protocol = resolve(g.protocol.id, g.protocol.version, g.protocol.options)
     stages = [st for st in (_stage(exp, group_id, s.id) for s in exp.plan.stages) if st is not None]
-    return {"id": g.id, "label": g.label, "role": g.role,
-            "protocol": {"id": g.protocol.id, "version": g.protocol.version, "options": protocol.resolved_options},
-            "stages": stages}
+    return GroupReport.from_spec(g, protocol.resolved_options, stages)

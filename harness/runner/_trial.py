@@ -91,7 +91,8 @@ def _fill_metrics(record: TrialRecord, view: TrialView) -> None:
     marks = mark_calls([run.tool_calls for run in view.runs])
     run_of_turn = {n: run.run_id for n, run in enumerate(view.runs, 1)}
     record.toolCalls = [ToolCallMetric(
-        turn=m.turn, runId=run_of_turn[m.turn], step=m.step, toolName=m.name, argsSha256=m.args_sha256,
+        turn=m.turn, runId=run_of_turn[m.turn], step=m.step, callId=m.call_id, toolName=m.name,
+        argsSha256=m.args_sha256,
         resultSha256=m.result_sha256, success=m.success, errorCode=m.error_code, repeated=m.repeated,
         duplicateSignature=m.duplicate_signature) for m in marks]
     record.calls = [call_metric(s) for s in view.snapshots if s.get("request")]

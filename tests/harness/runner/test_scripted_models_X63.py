@@ -1,0 +1,80 @@
+"""X-63: each fault model's expected group × stage outcomes and findings on the fixed plan (issue 5).
+
+Concurrency 16 starts every trial of a stage at once, so fail-fast skips nothing and the counts
+behind the Fisher p-values are the plan's full n.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.harness.runner._run import ALL_PASS, outcomes, plan_data, query, run_plan
+
+NOT_REACHED = {"tool_continuation": "not_reached", "conversation": "not_reached"}
+
+
+def _checks(outcome, group: str, stage: str) -> list[dict[str, str]]:  # type: ignore[no-untyped-def]
+    g = next(g for g in outcome.report.groups if g.id == group)
+    s = next(s for s in g.stages if s.id == stage)
+    return [{c.name: c.result for c in t.checks} for t in s.trials]
+
+
+def test_prefill_continuer_implicates_trailing_assistant_not_separable_at_n3(tmp_path: Path) -> None:
+    outcome = run_plan(tmp_path / "run", "scripted/prefill-continuer", concurrency=16)
+    expected = dict(ALL_PASS)
+    expected["A"] = {"simple": "failed", **NOT_REACHED}
+    expected["v2"] = {"simple": "failed", **NOT_REACHED}
+    assert outcomes(outcome) == expected
+    finding = outcome.report.findings[0]
+    assert finding.rule.endswith("trailing-assistant-implicated")
+    assert finding.sentinelReproduced is True
+    simple = {c.group: c for c in outcome.report.comparisons if c.stage == "simple"}
+    b = simple["B"]
+    assert (b.groupPasses, b.groupN, b.controlPasses, b.controlN) == (3, 3, 0, 3)
+    assert round(simple["B"].fisherP, 2) == 0.10 and simple["B"].separable is False
+    assert "not separable" in simple["B"].statement
+
+
+def test_last_user_follower_makes_C_worse_than_control(tmp_path: Path) -> None:
+    outcome = run_plan(tmp_path / "run", "scripted/last-user-follower", concurrency=16)
+    expected = dict(ALL_PASS)
+    expected["C"] = {"simple": "failed", **NOT_REACHED}
+    assert outcomes(outcome) == expected
+    assert outcome.report.findings[0].rule.endswith("placement-worse-than-control")
+
+
+def test_stale_intent_corrupts_v1_memory_and_v2_v3_recover_from_mismatch(tmp_path: Path) -> None:
+    outcome = run_plan(tmp_path / "run", "scripted/stale-intent", stages=["conversation"], concurrency=16)
+    got = outcomes(outcome)
+    assert got["v1"] == {"conversation": "failed"}
+    assert all(got[g] == {"conversation": "passed"} for g in ("A", "B", "C", "v2", "prefix"))
+    v1 = _checks(outcome, "v1", "conversation")[0]
+    assert v1["memory_preserved"] == "failed"
+    for group in ("A", "B", "C", "v2"):
+        for trial in _checks(outcome, group, "conversation"):
+            assert trial["window_mismatch_recovered"] == "passed"
+            assert trial["memory_preserved"] == "passed"
+
+
+def test_repeater_passes_with_repeated_calls_in_report_and_duckdb_X50(tmp_path: Path) -> None:
+    outcome = run_plan(tmp_path / "run", "scripted/repeater", stages=["tool_continuation"], concurrency=16)
+    assert all(s == "passed" for stages in outcomes(outcome).values() for s in stages.values())
+    repeated = sum(s.metrics.repeatedToolCalls for g in outcome.report.groups for s in g.stages)
+    assert repeated > 0
+    assert query(outcome.run_dir, "SELECT count(*) FROM tool_calls WHERE repeated")[0][0] == repeated
+    assert query(outcome.run_dir, "SELECT count(*) FROM tool_calls WHERE duplicate_signature")[0][0] >= repeated
+
+
+def test_chaos_completes_every_run_and_counts_structured_errors(tmp_path: Path) -> None:
+    data = plan_data()
+    # chaos writes a 2.5k-token fold summary per trial: the fixed plan's 600k token cap does not hold
+    # the whole plan, so the variant lifts it (the budget test covers caps).
+    data["budget"]["maxTotalTokens"] = None
+    outcome = run_plan(tmp_path / "run", "scripted/chaos", data, stages=["simple", "tool_continuation"],
+                       concurrency=16)
+    assert outcome.status == "completed"
+    runs = [r for g in outcome.report.groups for s in g.stages for t in s.trials for r in t.runs]
+    assert runs and all(r.status == "completed" for r in runs)
+    codes = query(outcome.run_dir, "SELECT error_code, count(*) FROM tool_calls WHERE NOT success GROUP BY ALL")
+    assert {c for c, _ in codes} >= {"unknown_tool", "invalid_arguments"}
+    assert all(s == "passed" for stages in outcomes(outcome).values() for s in stages.values())
