@@ -38,6 +38,8 @@ class RunRequest:
     resume: bool = False
     max_usd: float | None = None
     cli_prices: dict[str, Prices] = field(default_factory=dict)
+    render: bool = True
+    """Render report.html / report.md / plots after the run (``harness report DIR`` can do it later)."""
 
 
 @dataclass

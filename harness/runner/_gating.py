@@ -57,7 +57,3 @@ def stage_status(records: list[TrialRecord], repeats: int) -> StageStatus:
         return "skipped"
     return "passed"
 
-
-def stopped_early(records: list[TrialRecord]) -> bool:
-    """True when the stage was cut by a stop rather than decided (failed / fail-fast skips)."""
-    return any(r.status == "skipped" and (r.reason or "").startswith(("stopped", "budget")) for r in records)

@@ -37,7 +37,7 @@ def write_outputs(request: Any, exp: Any, experiment_id: str, status: str, stop_
     with MetricsWriter.open(path, experiment_id) as writer:
         for table, rows in table_rows(experiment, exp.records).items():
             writer.write(table, rows)
-    if importlib.util.find_spec("harness.reports") is not None:
+    if request.render and importlib.util.find_spec("harness.reports") is not None:
         from harness import reports  # the reports engineer's renderer (HTML, Markdown, plots)
 
         render = getattr(reports, "render_all", None)

@@ -23,11 +23,11 @@ def plan_data() -> dict[str, Any]:
 
 def run_plan(out: Path, model: str = "scripted/oracle", data: dict[str, Any] | None = None, *,
              resume: bool = False, prices: dict[str, Prices] | None = None, on_trial: Any = None,
-             **settings: Any) -> RunOutcome:
+             render: bool = False, **settings: Any) -> RunOutcome:
     plan, sha = parse_plan(data or plan_data())
     request = RunRequest(plan=plan, plan_sha256=sha, plan_path=str(FIXED_PLAN),
                          settings=Settings(agent_model=model, maintainer_model=model, **settings),
-                         out_dir=out, resume=resume, cli_prices=prices or {})
+                         out_dir=out, resume=resume, cli_prices=prices or {}, render=render)
     return asyncio.run(execute(request, on_trial=on_trial))
 
 

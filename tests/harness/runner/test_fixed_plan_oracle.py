@@ -13,7 +13,7 @@ from tests.harness.runner._run import ALL_PASS, outcomes, query, run_plan
 
 @pytest.fixture(scope="module")
 def oracle_run(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    return run_plan(tmp_path_factory.mktemp("oracle") / "run", concurrency=8)
+    return run_plan(tmp_path_factory.mktemp("oracle") / "run", concurrency=8, render=True)
 
 
 def test_every_group_passes_every_stage_it_enters_X61(oracle_run) -> None:  # type: ignore[no-untyped-def]
@@ -27,6 +27,7 @@ def test_run_directory_layout_O1(oracle_run) -> None:  # type: ignore[no-untyped
     d: Path = oracle_run.run_dir
     for name in ("report.json", "metrics.duckdb", "trials.jsonl", "calls.jsonl", "store.sqlite", "run.json"):
         assert (d / name).is_file(), name
+    assert oracle_run.render_error is None and (d / "report.html").is_file() and (d / "report.md").is_file()
     transcript = d / "transcripts" / "A" / "conversation" / "1.jsonl"
     lines = [json.loads(line) for line in transcript.read_text(encoding="utf-8").splitlines()]
     assert lines and all(line["request"]["messages"] and "response" in line for line in lines)

@@ -1,0 +1,45 @@
+"""The whole fixed plan over HTTP against the scripted server with injected faults (X-64, Q-11,
+X-31): it completes; faults are retried or end trials as infrastructure errors, never failures."""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+from harness.models import Prices, make_model
+from harness.server import fetch_stats, running_server
+from tests.harness.runner._run import plan_data, query, run_plan
+
+PLANTED_KEY = "sk-planted-runner-test-key-4242424242"
+
+
+def test_fixed_plan_over_http_with_faults_counts_them_as_infrastructure_Q11(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", PLANTED_KEY)  # litellm's openai provider wants one; the server ignores it
+    data = plan_data()
+    data["budget"]["timeoutSecondsPerCall"] = 1.0  # the injected timeout stalls 2 s: the client gives up first
+    data["stop"]["maxInfraErrorRate"] = None  # this test is about classification, not the stop condition
+    fast_retries = partial(make_model, max_retries=2, backoff_base_s=0.01, max_backoff_s=0.02)
+    with running_server(model="oracle", fault_rate=0.2, seed=5, retry_after_s=0, timeout_fault_s=2) as url:
+        outcome = run_plan(tmp_path / "run", "openai/oracle", data, api_base=url, concurrency=8,
+                           prices={"openai/oracle": Prices(input_per_mtok=0, output_per_mtok=0)},
+                           model_factory=fast_retries)
+        stats = fetch_stats(url)
+    assert sum(stats["faults"].values()) > 10  # faults really happened
+    assert outcome.status == "completed"
+    trials = [t for g in outcome.report.groups for s in g.stages for t in s.trials]
+    assert not [t.id for t in trials if t.status == "failed"]  # no fault became a model failure
+    for t in trials:
+        if t.status == "error":
+            assert t.error and t.error.startswith("infrastructure")
+    statuses = {s.status for g in outcome.report.groups for s in g.stages}
+    assert statuses <= {"passed", "inconclusive", "not_reached"}
+    retried = query(outcome.run_dir, "SELECT sum(retries) FROM llm_calls")[0][0]
+    assert retried > 0  # faults that retries absorbed are recorded per call
+    assert outcome.report.model.kind == "real" and outcome.report.model.apiBase == url
+    for path in (tmp_path / "run").rglob("*"):  # O-30: the key never reaches an output
+        if path.is_file():
+            assert PLANTED_KEY.encode() not in path.read_bytes(), path
