@@ -186,46 +186,40 @@ class _Run:
             await self._maybe_maintain(output)
         return self.result("step_limit", error=f"no final answer within {e.limits.max_steps} steps")
 
-    def _dispatch(self, message: RawMessage) -> bool:
+    def _dispatch(self, message: RawMessage, only: set[str] | None = None, record: bool = True) -> bool:
         """Execute the first call, answer the others (E-5); results stay in the call's window (P-44).
 
-        Returns whether the executed call failed.
+        ``only`` restricts the answers to those call ids (crash recovery); ``record`` adds the calls
+        to this run's result. Returns whether the executed call failed.
         """
         e, failed = self.e, False
         assert message.tool_calls and message.frozen_view
         for pos, call in enumerate(message.tool_calls):
+            if only is not None and call.id not in only:
+                continue
             if pos == 0:
                 result, replayed = e.router.execute(e.store, self.session_id, call, message.frozen_view)
             else:
                 result, replayed = LIMIT_EXCEEDED, False
             e.store.append(self.session_id, MessageDraft(
-                run_id=self.run_id, window_id=message.window_id, role="tool", kind="tool_result",
+                run_id=message.run_id, window_id=message.window_id, role="tool", kind="tool_result",
                 content=result_content(result), tool_call_id=call.id))
             success, code = outcome(result)
             if pos == 0:
                 failed = not success
-            self.tool_calls.append(ToolCallRecord(
-                step=self.steps, call_id=call.id, name=call.name, arguments=call.arguments, success=success,
-                error_code=code, result=result, executed=pos == 0, window_id=message.window_id, replayed=replayed))
+            if record:
+                self.tool_calls.append(ToolCallRecord(
+                    step=self.steps, call_id=call.id, name=call.name, arguments=call.arguments, success=success,
+                    error_code=code, result=result, executed=pos == 0, window_id=message.window_id,
+                    replayed=replayed))
         return failed
 
     async def recover(self) -> None:
         """E-12: a call whose result was never written (crash, archive) gets it now, in the call's window."""
         pending = pending_calls(self.e.store, self.session_id)
-        if pending:
-            self._dispatch_pending(pending)
-
-    def _dispatch_pending(self, pending: list[tuple[RawMessage, ToolCall]]) -> None:
-        e = self.e
-        message = pending[0][0]
-        assert message.frozen_view is not None
-        for call_message, call in pending:
-            first = call_message.tool_calls and call_message.tool_calls[0].id == call.id
-            result = (e.router.execute(e.store, self.session_id, call, message.frozen_view)[0] if first
-                      else LIMIT_EXCEEDED)
-            e.store.append(self.session_id, MessageDraft(
-                run_id=call_message.run_id, window_id=call_message.window_id, role="tool", kind="tool_result",
-                content=result_content(result), tool_call_id=call.id))
+        if pending is not None:
+            message, calls = pending
+            self._dispatch(message, only={c.id for c in calls}, record=False)
 
     # model calls -----------------------------------------------------------------------------------
     async def _call(self, role: str, model: ChatModel, model_name: str, request: ModelRequest,

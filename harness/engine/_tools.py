@@ -68,28 +68,25 @@ def outcome(result: dict[str, Any]) -> tuple[bool, str | None]:
     return False, str(code) if code else "error"
 
 
-def pending_calls(store: SessionStore, session_id: str) -> list[tuple[RawMessage, ToolCall]]:
+def pending_calls(store: SessionStore, session_id: str) -> tuple[RawMessage, list[ToolCall]] | None:
     """Tool calls of the session's last assistant message that still have no result (E-12 recovery)."""
     last = store.max_index(session_id)
     if last == 0:
-        return []
+        return None
     # walk back over trailing results to the call message they answer
     index = last
     answered: set[str] = set()
     while index >= 1:
-        msg = _message_at(store, session_id, index)
+        msg = store.message_at(session_id, index)
         if msg is None:
-            return []
+            return None
         if msg.kind == "tool_result":
             answered.add(msg.tool_call_id or "")
             index -= 1
             continue
         if msg.kind == "tool_call":
-            return [(msg, c) for c in msg.tool_calls or () if c.id not in answered]
-        return []
-    return []
+            pending = [c for c in msg.tool_calls or () if c.id not in answered]
+            return (msg, pending) if pending else None
+        return None
+    return None
 
-
-def _message_at(store: SessionStore, session_id: str, index: int) -> RawMessage | None:
-    found = store.messages_by_ids(session_id, [f"m{index}"])
-    return found[0] if found and found[0].index == index else None

@@ -11,25 +11,13 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.engine import RunResult
+from harness.report import CheckResult  # one check result type for records and report.json
 
-CheckOutcome = Literal["passed", "failed", "not_applicable"]
 TrialStatus = Literal["passed", "failed", "error", "skipped"]
 
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
-
-class CheckResult(_Model):
-    """One check of a trial: ``not_applicable`` never counts as passed."""
-
-    name: str
-    result: CheckOutcome
-    detail: str
-    evidence: list[str] = Field(default_factory=list)
-    """Snapshot ids, message ids or KV keys that prove the result."""
-    turn: int | None = None
-    """1-based turn for turn checks; None for trial checks."""
 
 
 class ToolCallMetric(_Model):

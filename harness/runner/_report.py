@@ -29,7 +29,6 @@ from harness.report import (
     ToolCallRecord,
     TrialReport,
 )
-from harness.report import CheckResult as ReportCheck
 from harness.report import Spent as ReportSpent
 from harness.report import TrialMetrics as ReportMetrics
 from protocols import resolve
@@ -78,7 +77,7 @@ def _trial(r: TrialRecord) -> TrialReport:
     return TrialReport(
         id=r.id, repeat=r.repeat, attempt=r.attempt, status=r.status, sessionId=r.sessionId,
         transcript=transcript_path(r) if r.sessionId else None, startedAt=r.startedAt, finishedAt=r.finishedAt,
-        error=r.reason, runs=runs, checks=[ReportCheck(**c.model_dump()) for c in r.checks],
+        error=r.reason, runs=runs, checks=r.checks,
         metrics=_metrics(r.metrics))
 
 

@@ -68,6 +68,10 @@ class SessionStore(ABC):
         """The messages with these ids, in the order of ``ids``; unknown ids are skipped."""
 
     @abstractmethod
+    def message_at(self, session_id: str, index: int) -> RawMessage | None:
+        """The message with this index (hot or cold tier), or None."""
+
+    @abstractmethod
     def message_by_call_id(self, session_id: str, call_id: str) -> RawMessage | None:
         """The assistant message that carried the tool call with this id."""
 

@@ -107,6 +107,11 @@ class MemoryStore(SessionStore):
             s = self._s(session_id)
             return [s.get(s.by_id[i]) for i in ids if i in s.by_id]
 
+    def message_at(self, session_id: str, index: int) -> RawMessage | None:
+        with self._lock:
+            s = self._s(session_id)
+            return s.get(index) if 1 <= index <= s.max_index else None
+
     def message_by_call_id(self, session_id: str, call_id: str) -> RawMessage | None:
         with self._lock:
             s = self._s(session_id)

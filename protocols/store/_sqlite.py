@@ -246,16 +246,19 @@ class SqliteStore(SessionStore):
                         found[msg.id] = msg
         return [found[i] for i in ids if i in found]
 
+    def message_at(self, session_id: str, index: int) -> RawMessage | None:
+        with self._lock:
+            self._known(session_id)
+            rows = self._db.execute(_merged("session = ? AND idx = ?"), [session_id, index] * 2).fetchall()
+        return _message(rows[0][1]) if rows else None
+
     def message_by_call_id(self, session_id: str, call_id: str) -> RawMessage | None:
         with self._lock:
             self._known(session_id)
             row = self._db.execute(
                 "SELECT idx FROM tool_calls WHERE session = ? AND call_id = ?", (session_id, call_id)
             ).fetchone()
-            if row is None:
-                return None
-            rows = self._db.execute(_merged("session = ? AND idx = ?"), [session_id, row[0]] * 2).fetchall()
-        return _message(rows[0][1]) if rows else None
+        return None if row is None else self.message_at(session_id, row[0])
 
     def search(
         self, session_id: str, query: str, window_id: str | None, upper_bound: int, limit: int
