@@ -83,6 +83,9 @@ def summary(outcome: RunOutcome) -> None:
         console.print(f"report.html / report.md not rendered ({outcome.render_error}); "
                       f"try `harness report {outcome.run_dir}`", markup=False, soft_wrap=True)
     console.print(f"report: {outcome.run_dir / 'report.json'}", markup=False, soft_wrap=True)
+    html = outcome.run_dir / "report.html"
+    if html.exists():
+        console.print(f"open in a browser: {html.resolve().as_uri()}", markup=False, soft_wrap=True)
 
 
 def _first_request_tokens(request: RunRequest) -> int:
