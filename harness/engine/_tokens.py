@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
 from typing import Any
 
 from protocols import ProjectionSource
@@ -22,9 +24,14 @@ def count_messages(model: str, messages: list[dict[str, Any]], tools: list[dict[
     return int(litellm.token_counter(model=_counter_model(model), messages=messages, tools=tools or None))
 
 
-def count_text(model: str, text: str) -> int:
-    litellm, _ = ensure_litellm()
-    return int(litellm.token_counter(model=_counter_model(model), text=text)) if text else 0
+@lru_cache(maxsize=16384)
+def _count_one(model: str, message_json: str) -> int:
+    return count_messages(model, [json.loads(message_json)])
+
+
+@lru_cache(maxsize=64)
+def _count_tools(model: str, tools_json: str) -> int:
+    return count_messages(model, [], json.loads(tools_json))
 
 
 def segment_tokens(
@@ -33,7 +40,8 @@ def segment_tokens(
     """Tokens of each request segment: system, header, state, fold, history, tools."""
     out = dict.fromkeys(SEGMENTS, 0)
     for message, source in zip(messages, sources, strict=True):
-        out[segment_of(source)] += count_messages(model, [message])
+        # history repeats from step to step: each message is counted once (Q-2)
+        out[segment_of(source)] += _count_one(model, json.dumps(message, sort_keys=True, ensure_ascii=False))
     if tools:
-        out["tools"] = count_messages(model, [], tools)
+        out["tools"] = _count_tools(model, json.dumps(tools, sort_keys=True, ensure_ascii=False))
     return out
