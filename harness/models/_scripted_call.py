@@ -64,9 +64,78 @@ def count_tokens(
     import litellm  # slow import, only when counting
 
     prompt = litellm.token_counter(messages=messages, tools=tools or None)
+    return int(prompt), completion_tokens(content, tool_calls)
+
+
+def completion_tokens(content: str | None, tool_calls: list[ToolCallOut]) -> int:
+    """Tokens of a reply: its text, then each call's name and arguments, as one response text."""
+    import litellm
+
     text = (content or "") + "".join(c.name + c.arguments for c in tool_calls)
-    completion = litellm.token_counter(text=text, count_response_tokens=True) if text else 0
-    return int(prompt), int(completion)
+    return int(litellm.token_counter(text=text, count_response_tokens=True)) if text else 0
+
+
+def finish_reason(tool_calls: list[ToolCallOut], truncated: bool) -> str:
+    if truncated:
+        return "length"
+    return "tool_calls" if tool_calls else "stop"
+
+
+def cap_reply(
+    content: str | None, tool_calls: list[ToolCallOut], max_tokens: int | None
+) -> tuple[str | None, list[ToolCallOut], bool]:
+    """The reply a real provider would send under ``max_tokens``: generation stops at the cap.
+
+    The reply is generated in order (content, then each call's name and arguments), so what is cut
+    is its tail: content beyond the cap, a call whose name no longer fits, arguments mid-way (then
+    usually invalid JSON, as from a real model). Returns ``(content, calls, truncated)``; the
+    result's ``completion_tokens`` is at most ``max_tokens``.
+    """
+    if max_tokens is None or completion_tokens(content, tool_calls) <= max_tokens:
+        return content, tool_calls, False
+    left = max_tokens
+    kept_content = None if content is None else _head(content, left)
+    left -= _tokens(kept_content or "")
+    kept: list[ToolCallOut] = []
+    if kept_content == content:  # calls come after the content: none fit once it is cut
+        for call in tool_calls:
+            name_tokens = _tokens(call.name)
+            if name_tokens >= left:
+                break
+            arguments = _head(call.arguments, left - name_tokens)
+            kept.append(call.model_copy(update={"arguments": arguments}))
+            left -= name_tokens + _tokens(arguments)
+            if arguments != call.arguments:
+                break
+    # Token boundaries of the joined text can differ from the parts': shave until it fits.
+    while completion_tokens(kept_content, kept) > max_tokens:
+        if kept and kept[-1].arguments:
+            last = kept[-1]
+            kept[-1] = last.model_copy(update={"arguments": _head(last.arguments, _tokens(last.arguments) - 1)})
+        elif kept:
+            kept.pop()
+        else:
+            kept_content = _head(kept_content or "", _tokens(kept_content or "") - 1)
+    return kept_content, kept, True
+
+
+def _tokens(text: str) -> int:
+    import litellm
+
+    return len(litellm.encode(model="", text=text)) if text else 0
+
+
+def _head(text: str, limit: int) -> str:
+    """The longest prefix of ``text`` within ``limit`` tokens (no half character at the cut)."""
+    import litellm
+
+    tokens = litellm.encode(model="", text=text)
+    if len(tokens) <= limit:
+        return text
+    head = str(litellm.decode(model="", tokens=tokens[: max(limit, 0)])).rstrip("\ufffd")
+    while head and _tokens(head) > limit:
+        head = head[:-1]
+    return head
 
 
 def _field(obj: Any, name: str) -> Any:

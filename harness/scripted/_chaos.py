@@ -17,6 +17,9 @@ from ._types import ScriptedModel, ScriptedReply, make_reply
 from ._view import MAIN, Call, View
 
 SUMMARY_LIMIT = 2000
+# Over the 2,000-unit summary limit yet well inside a 1,024-token output cap (~450 tokens): a real
+# provider cuts a reply at max_tokens, and a cut summary would be malformed JSON, not an over-long one.
+OVERLONG_SUMMARY = "Quote, schedule and budget check: every detail of the earlier record. " * 30
 HARMLESS_READS = ("context_window_list", "context_history_list", "context_fold_list")
 BUSINESS = ("budget_lookup", "quote_calculate", "schedule_plan")
 
@@ -66,7 +69,7 @@ class ChaosModel(ScriptedModel):
             return make_reply(messages, calls=pair)
         if view.offers("context_fold_create") and not any(_overlong_fold(c) for c in turn):
             args: dict[str, Any] = {"purpose": "折叠早先记录", "fromIndex": 1, "throughIndex": 1,
-                                    "summary": "这一段记录了报价、排期与预算核对的全部细节。" * 120}
+                                    "summary": OVERLONG_SUMMARY}
             if view.wants("context_fold_create", "expectedWindowId"):
                 args["expectedWindowId"] = view.current_window
             return make_reply(messages, calls=[("context_fold_create", json.dumps(args, ensure_ascii=False))])

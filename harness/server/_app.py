@@ -1,5 +1,6 @@
 """The OpenAI-compatible scripted-model HTTP app (X-64): chat completions with injectable latency
-and faults, plus /v1/models, /health and /stats (requests served, faults injected)."""
+and faults, plus /v1/models, /health and /stats (requests served, faults injected). Replies stop at
+the request's ``max_tokens`` (finish_reason ``length``), as a real provider's do."""
 
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ from aiohttp import web
 from harness.models._scripted_call import (
     ResolveModel,
     ScriptedModelLike,
+    cap_reply,
     count_tokens,
+    finish_reason,
     run_scripted,
     scripted_name,
 )
@@ -120,6 +123,10 @@ class ScriptedApp:
             return self._reject("'messages' must be a non-empty list of message objects")
         if not isinstance(tools, list):
             return self._reject("'tools' must be a list")
+        max_tokens = body.get("max_tokens", body.get("max_completion_tokens"))
+        if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int)
+                                       or max_tokens < 1):
+            return self._reject("'max_tokens' must be a positive integer")
         if self.config.reject_trailing_assistant and messages[-1].get("role") == "assistant":
             return self._reject(
                 "This model does not support assistant message prefill. "
@@ -132,6 +139,7 @@ class ScriptedApp:
             self.errors += 1
             log.exception("scripted model %s failed", name)
             return _error(500, f"scripted model {name!r} raised {type(exc).__name__}: {exc}", "server_error")
+        content, calls, truncated = cap_reply(content, calls, max_tokens)  # stop at the cap, as a real one does
         prompt_tokens, completion_tokens = count_tokens(messages, tools, content, calls)
         limit = self.config.context_window_tokens
         if limit is not None and prompt_tokens > limit:
@@ -155,7 +163,7 @@ class ScriptedApp:
             "model": name,
             "choices": [{
                 "index": 0, "message": message, "logprobs": None,
-                "finish_reason": "tool_calls" if calls else "stop",
+                "finish_reason": finish_reason(calls, truncated),
             }],
             "usage": {
                 "prompt_tokens": prompt_tokens,

@@ -66,13 +66,11 @@ def test_repeater_passes_with_repeated_calls_in_report_and_duckdb_X50(tmp_path: 
 
 
 def test_chaos_completes_every_run_and_counts_structured_errors(tmp_path: Path) -> None:
-    data = plan_data()
-    # chaos writes a 2.5k-token fold summary per trial: the fixed plan's 600k token cap does not hold
-    # the whole plan, so the variant lifts it (the budget test covers caps).
-    data["budget"]["maxTotalTokens"] = None
-    outcome = run_plan(tmp_path / "run", "scripted/chaos", data, stages=["simple", "tool_continuation"],
-                       concurrency=16)
+    # The fixed plan as is, budget included: every reply stops at maxOutputTokensPerCall.
+    outcome = run_plan(tmp_path / "run", "scripted/chaos", stages=["simple", "tool_continuation"], concurrency=16)
     assert outcome.status == "completed"
+    cap = plan_data()["budget"]["maxOutputTokensPerCall"]
+    assert query(outcome.run_dir, "SELECT max(output_tokens) FROM llm_calls")[0][0] <= cap
     runs = [r for g in outcome.report.groups for s in g.stages for t in s.trials for r in t.runs]
     assert runs and all(r.status == "completed" for r in runs)
     codes = query(outcome.run_dir, "SELECT error_code, count(*) FROM tool_calls WHERE NOT success GROUP BY ALL")
