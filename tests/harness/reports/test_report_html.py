@@ -58,7 +58,10 @@ def test_o20_first_screen_names_failing_groups_finding_and_n(run_dir: Path) -> N
     assert "Does not show:" in text
     assert "Not separable at this n" in text and "n=3" in text
     assert re.search(r"model kind\s+scripted .* status\s+completed .* ran to its end", text)
-    assert re.search(r"llmCalls\s+18\s+500", text)
+    budget = [[c.strip() for c in re.findall(r"<t[hd]>([^<]*)</t[hd]>", row)]
+              for row in re.findall(r"<tr>(.*?)</tr>", head[head.index('class="budget"'):], re.S)]
+    calls = budget[0].index("llmCalls")  # one column per budget: name, spent, limit
+    assert [row[calls] for row in budget] == ["llmCalls", "18", "500"]
     assert html.index("headline") < html.index('id="gating"') < html.index('id="comparisons"') \
         < html.index('id="cost"') < html.index('id="repeats"') < html.index('id="caveats"') \
         < html.index('id="transcripts"')
