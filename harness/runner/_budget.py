@@ -18,11 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from harness.engine import BudgetExhausted
 from harness.models import ModelOutput, ModelRequest, Usage
 from harness.plan import BudgetSpec
+from harness.report import Spent as ReportSpent
 
 from ._prices import PriceTable
 
@@ -44,17 +43,8 @@ class StopRequested(Exception):
         self.reason = reason
 
 
-class Spent(BaseModel):
-    """What the run has used so far (report ``budget.spent``)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    usd: float = 0.0
-    inputTokens: int = 0
-    cachedInputTokens: int = 0
-    outputTokens: int = 0
-    llmCalls: int = 0
-    wallSeconds: float = 0.0
+class Spent(ReportSpent):
+    """What the run has used so far: report.json's ``budget.spent``, readable by cap name."""
 
     def value(self, cap: str) -> float:
         if cap == "totalTokens":

@@ -29,7 +29,6 @@ from harness.report import (
     ToolCallRecord,
     TrialReport,
 )
-from harness.report import Spent as ReportSpent
 from harness.report import TrialMetrics as ReportMetrics
 from protocols import resolve
 
@@ -150,7 +149,7 @@ def build_report(exp: Experiment, request: Any, experiment_id: str, status: str,
         model=ModelInfo(agent=s.agent_model, maintainer=s.maintainer_model, kind=kind,  # type: ignore[arg-type]
                         apiBase=s.api_base, sampling=plan.models.sampling.model_dump(),
                         prices={m: _price(exp.prices.entries[m].prices) for m in used if m in exp.prices.entries}),
-        budget=BudgetReport(limits=exp.ledger.limits, spent=ReportSpent(**exp.ledger.snapshot().model_dump())),
+        budget=BudgetReport(limits=exp.ledger.limits, spent=exp.ledger.snapshot()),
         groups=[_group(exp, g.id) for g in exp.selected_groups()],
         comparisons=comparisons, baselineComparisons=baseline, findings=findings.findings, caveats=caveats)
 
