@@ -15,6 +15,7 @@ from rich.table import Table
 from protocols import AgentConfig, HostOptions, MaintenanceOptions, dump_state, resolve_ref
 from protocols.store import MemoryStore
 
+from ..models import looks_like_unparsed_tool_call
 from ._app import app, fail, parse_options, user_errors
 
 FIXED_PLAN = Path("plans/unified-mapping-ab-20261005/experiment-plan.json")
@@ -97,12 +98,24 @@ async def _converse(engine, inputs: list[str]):  # type: ignore[no-untyped-def]
 
 def _print(results, folder: Path) -> None:  # type: ignore[no-untyped-def]
     table = Table(title=f"session {results[0].session_id}", title_justify="left")
-    for col in ("turn", "status", "steps", "tool calls", "tokens in/out", "final answer"):
+    for col in ("turn", "status", "steps", "tool calls", "tokens in/out", "cost", "final answer"):
         table.add_column(col, overflow="fold")
     for i, r in enumerate(results, 1):
         calls = ", ".join(f"{c.name}{'' if c.success else ' ✗' + str(c.error_code)}" for c in r.tool_calls)
         table.add_row(str(i), r.status + (f" ({r.error_class}: {r.error})" if r.error else ""), str(r.steps), calls,
-                      f"{r.usage.input_tokens}/{r.usage.output_tokens}", r.final_answer or "")
+                      f"{r.usage.input_tokens}/{r.usage.output_tokens}", _cost(r), r.final_answer or "")
     console = Console()
     console.print(table)
+    for i, r in enumerate(results, 1):
+        if looks_like_unparsed_tool_call(r.final_answer):
+            console.print(f"[yellow]warning:[/] turn {i}'s final answer looks like a tool call written as text "
+                          "(JSON in the answer), not a parsed tool call: the model or its server may not support "
+                          "tool calls here. It was kept as the final answer.", markup=True)
     console.print(f"state, snapshots and runs written to [bold]{folder}[/]")
+
+
+def _cost(result) -> str:  # type: ignore[no-untyped-def]
+    """USD of the run's calls, or "price unknown" when any call had no price (never a silent $0)."""
+    if result.usd is None or any(not c.price_known for c in result.calls):
+        return "price unknown"
+    return f"${result.usd:.6f}"

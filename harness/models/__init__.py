@@ -8,11 +8,13 @@ from ._factory import make_model
 from ._info import model_capacity, supports_assistant_prefill
 from ._interface import ChatModel
 from ._litellm import LiteLLMModel
+from ._local import PLACEHOLDER_KEY, is_loopback
 from ._pricing import Prices
 from ._redact import REDACTED, redact, secrets_from_env
 from ._scripted_call import ResolveModel, ScriptedModelLike
 from ._setup import ensure_litellm, scripted_resolver
 from ._types import ModelOutput, ModelRequest, RetryRecord, ToolCallOut, Usage
+from ._unparsed import looks_like_unparsed_tool_call
 
 __all__ = [
     "REDACTED",
@@ -21,6 +23,7 @@ __all__ = [
     "ModelCallError",
     "ModelOutput",
     "ModelRequest",
+    "PLACEHOLDER_KEY",
     "Prices",
     "ResolveModel",
     "RetryRecord",
@@ -28,6 +31,8 @@ __all__ = [
     "ToolCallOut",
     "Usage",
     "ensure_litellm",
+    "is_loopback",
+    "looks_like_unparsed_tool_call",
     "make_model",
     "model_capacity",
     "redact",

@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ._errors import ModelCallError
+from ._local import PLACEHOLDER_KEY, needs_placeholder_key
 from ._pricing import Prices, price_call
 from ._redact import redact, secrets_from_env
 from ._retry import backoff_seconds, classify
@@ -87,6 +88,8 @@ class LiteLLMModel:
     async def generate(self, request: ModelRequest) -> ModelOutput:
         litellm, capture = ensure_litellm()
         api_key = self._api_key()
+        if api_key is None and needs_placeholder_key(self.model, self.api_base, litellm):
+            api_key = PLACEHOLDER_KEY  # a local server takes any key; litellm insists on one
         secrets = secrets_from_env() | ({api_key} if api_key else set())
         params = self._params(request, litellm)
         if api_key is not None:

@@ -1,0 +1,53 @@
+"""``harness converse`` output for a new user (O-24 table, E-6, E-11): cost never shown as a silent
+$0, and an answer that looks like an unparsed tool call is pointed out (and still kept as the answer)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from harness.cli import app
+from harness.models import scripted_resolver
+
+SIMPLE = "项目预算 12000 元，目前已支出 4350 元。还剩多少预算？"
+JSON_CALL = '{"name": "budget_lookup", "arguments": {"project_id": "P-17"}}'
+
+
+class _Writer:
+    """Answers with fixed text and never calls a tool (as a model whose tool calls go unparsed)."""
+
+    def __init__(self, name: str, text: str) -> None:
+        self.name, self.text = name, text
+
+    def reply(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"content": self.text, "tool_calls": []}
+
+
+def _converse(tmp_path: Path, text: str) -> tuple[str, list[dict[str, Any]]]:
+    models = {"jsontext": _Writer("jsontext", JSON_CALL), "plain": _Writer("plain", "剩余 7650 元。")}
+    name = "jsontext" if text == JSON_CALL else "plain"
+    with scripted_resolver(lambda n: models[n]):
+        result = CliRunner().invoke(app, [
+            "converse", "--protocol", "unified@3", "--model", f"scripted/{name}", "--input", SIMPLE,
+            "--out", str(tmp_path)], env={"COLUMNS": "250"})
+    assert result.exit_code == 0, result.output
+    return result.output, json.loads((tmp_path / "runs.json").read_text(encoding="utf-8"))
+
+
+def test_e11_unpriced_model_prints_price_unknown_not_zero(tmp_path: Path) -> None:
+    output, runs = _converse(tmp_path, "plain")
+    assert runs[0]["status"] == "completed" and runs[0]["usd"] is None
+    assert all(c["usd"] is None and c["price_known"] is False for c in runs[0]["calls"])
+    assert runs[0]["usage"]["input_tokens"] > 0
+    assert "price unknown" in output and "$0" not in output
+    assert "looks like a tool call" not in output
+
+
+def test_e6_json_tool_call_in_answer_is_warned_and_kept(tmp_path: Path) -> None:
+    output, runs = _converse(tmp_path, JSON_CALL)
+    assert runs[0]["status"] == "completed" and runs[0]["final_answer"] == JSON_CALL  # never repaired
+    assert runs[0]["tool_calls"] == []
+    assert "warning:" in output and "turn 1's final answer looks like a tool call" in output
