@@ -46,7 +46,8 @@ def pass_rates(report: dict[str, Any]) -> bytes:
             hi.append(max(high - rate["value"], 0))
         ax.bar(xs, ys, width, yerr=[lo, hi], capsize=3, label=stage)
         for x, rate in zip(xs, labels, strict=True):
-            ax.annotate(rate, (x, 0.01), ha="center", va="bottom", fontsize=7, rotation=90)
+            ax.annotate(rate, (x, 0.01), ha="center", va="bottom", fontsize=7, rotation=90,  # legible over the
+                        bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.8})  # interval
     ax.set_xticks(range(len(groups)), [g["id"] for g in groups])
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("pass rate (Wilson 95 %)")
