@@ -7,7 +7,7 @@
     DIR/transcripts/<group>/<stage>/<repeat>.jsonl   one line per provider request/response
 
 Lines are flushed and fsynced as they are written, so a killed process loses at most the trial it
-was running; a torn last line (killed mid-write) is ignored on read.
+was running; a torn last line (killed mid-write) is ignored on read and cut off before the next append.
 """
 
 from __future__ import annotations
@@ -105,12 +105,12 @@ class RunDir:
 
     def append_record(self, record: TrialRecord) -> None:
         if self._trials is None:
-            self._trials = (self.path / TRIALS).open("a", encoding="utf-8")
+            self._trials = _open_append(self.path / TRIALS)
         _append(self._trials, record.model_dump_json())
 
     def append_call(self, call: dict[str, Any]) -> None:
         if self._calls is None:
-            self._calls = (self.path / CALLS).open("a", encoding="utf-8")
+            self._calls = _open_append(self.path / CALLS)
         _append(self._calls, json.dumps(call, ensure_ascii=False))
 
     def write_transcript(self, record: TrialRecord, snapshots: list[dict[str, Any]]) -> Path:
@@ -130,6 +130,21 @@ class RunDir:
             if fh is not None:
                 fh.close()
         self._trials = self._calls = None
+
+
+def _open_append(path: Path) -> IO[str]:
+    """Open a JSON-lines file for appending, first dropping a torn last line (a killed process's
+    half-written record): appended after it, the next record would share its line and be lost."""
+    try:
+        with path.open("rb+") as fh:
+            data = fh.read()
+            if data and not data.endswith(b"\n"):
+                fh.truncate(data.rfind(b"\n") + 1)
+                fh.flush()
+                os.fsync(fh.fileno())
+    except FileNotFoundError:
+        pass
+    return path.open("a", encoding="utf-8")
 
 
 def _append(fh: IO[str], line: str) -> None:
