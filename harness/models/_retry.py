@@ -32,6 +32,8 @@ def classify(exc: BaseException, litellm: Any) -> Classified:
         decision = "context_window"
     elif isinstance(exc, exceptions.BadRequestError | exceptions.UnprocessableEntityError):
         decision = "provider_rejected"
+    elif _missing_credentials(exc):
+        decision = "infrastructure"  # litellm reports a missing API key as a 500; retrying cannot help
     elif isinstance(
         exc,
         exceptions.RateLimitError
@@ -52,6 +54,12 @@ def classify(exc: BaseException, litellm: Any) -> Classified:
     else:
         decision = "defect"
     return Classified(decision, type(exc).__name__, status, _message(exc), retry_after_seconds(exc))
+
+
+def _missing_credentials(exc: BaseException) -> bool:
+    """No API key at all: the OpenAI client refuses before sending, and litellm wraps that as a 500."""
+    text = str(exc).lower()
+    return "missing credentials" in text or "api_key client option must be set" in text
 
 
 def retry_after_seconds(exc: BaseException) -> float | None:

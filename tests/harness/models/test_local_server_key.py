@@ -15,6 +15,7 @@ import pytest
 
 from harness.models import PLACEHOLDER_KEY, LiteLLMModel, ModelRequest, ensure_litellm, is_loopback
 from harness.models._local import needs_placeholder_key
+from harness.models._retry import classify
 from harness.server import fetch_stats, running_server
 from tests.harness.server.doubles import Registry
 
@@ -62,3 +63,14 @@ def test_e4_local_server_works_without_openai_key(server: str, monkeypatch: pyte
     written = json.dumps([out.provider_request, out.raw_response])  # O-30: redacted like a real key
     assert PLACEHOLDER_KEY not in written
 
+
+
+def test_e7_missing_key_is_not_retried() -> None:
+    """litellm wraps "Missing credentials" as a 500; it is a set-up problem, ended at once (E-7)."""
+    litellm, _ = ensure_litellm()
+    exc = litellm.exceptions.InternalServerError(
+        message="OpenAIException - Missing credentials. Please pass an `api_key`, or set the `OPENAI_API_KEY` "
+                "environment variable.", llm_provider="openai", model="openai/qwen")
+    assert classify(exc, litellm).decision == "infrastructure"
+    other = litellm.exceptions.InternalServerError(message="upstream exploded", llm_provider="openai", model="m")
+    assert classify(other, litellm).decision == "retry"
