@@ -1,0 +1,107 @@
+"""Q-3: 100 trials × 3 turns against ``harness serve-scripted`` with 200 ms latency per call, at
+concurrency 50, finish within 1.25× the ideal wall time. Prints one JSON line per figure.
+
+    .venv/bin/python benchmarks/bench_concurrency.py [--trials 100] [--concurrency 50] [--latency-ms 200]
+
+The fixed plan's 3-turn ``conversation`` stage, one group, ``--trials`` repeats, run by the real
+runner (in this process) with ``openai/oracle`` over HTTP against ``harness serve-scripted`` (its own
+process, so its CPU is not ours). Ideal wall time: the sum over trials of (model calls × latency) ÷
+concurrency, bounded below by the longest trial. Client CPU per call is reported too: when the
+runner's CPU for all calls already exceeds 1.25× the ideal, one process cannot meet Q-3 whatever
+the scheduling, and the note says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from harness.models import Prices
+from harness.plan import parse_plan
+from harness.runner import RunRequest, Settings, execute
+from harness.server import fetch_stats
+
+ROOT = Path(__file__).resolve().parents[1]
+PLAN = ROOT / "plans" / "unified-mapping-ab-20261005" / "experiment-plan.json"
+LIMIT = 1.25
+MODEL = "openai/oracle"
+
+
+def start_server(latency_ms: float) -> tuple[subprocess.Popen[str], str]:
+    server = subprocess.Popen([str(Path(sys.executable).with_name("harness")), "serve-scripted", "--model", "oracle",
+                               "--latency-ms", str(latency_ms)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              text=True)
+    assert server.stdout is not None
+    url = server.stdout.readline().strip()  # the CLI prints its base URL once it listens
+    if not url.startswith("http://127.0.0.1:"):
+        server.kill()
+        raise SystemExit(f"serve-scripted did not start: {url!r}")
+    return server, url
+
+
+def plan_variant(trials: int) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(PLAN.read_text(encoding="utf-8"))
+    stage = next(s for s in data["stages"] if s["id"] == "conversation")
+    stage["repeats"] = trials
+    data["budget"] = {**data["budget"], "maxTotalTokens": None, "maxInputTokens": None, "maxLlmCalls": None,
+                      "maxOutputTokens": None, "maxWallSeconds": None}
+    return data
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trials", type=int, default=100)
+    parser.add_argument("--concurrency", type=int, default=50)
+    parser.add_argument("--latency-ms", type=float, default=200.0)
+    parser.add_argument("--group", default="A")
+    args = parser.parse_args()
+    os.environ.setdefault("OPENAI_API_KEY", "sk-local-scripted-server")  # litellm wants one; the server ignores it
+    plan, sha = parse_plan(plan_variant(args.trials))
+    server, url = start_server(args.latency_ms)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            settings = Settings(agent_model=MODEL, maintainer_model=MODEL, api_base=url, groups=[args.group],
+                                stages=["conversation"], concurrency=args.concurrency)
+            request = RunRequest(plan=plan, plan_sha256=sha, plan_path=str(PLAN), settings=settings,
+                                 out_dir=Path(tmp) / "run", cli_prices={MODEL: Prices(input_per_mtok=0,
+                                                                                        output_per_mtok=0)},
+                                 render=False)
+            cpu0, start = time.process_time(), time.perf_counter()
+            outcome = asyncio.run(execute(request))
+            wall, cpu = time.perf_counter() - start, time.process_time() - cpu0
+            stats = fetch_stats(url)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    records = [r for r in outcome.experiment.records if r.stage == "conversation"]
+    calls = [len(r.calls) for r in records]
+    latency = args.latency_ms / 1000
+    ideal = max(sum(calls) * latency / args.concurrency, max(calls) * latency)
+    ratio = wall / ideal
+    cpu_per_call_ms = cpu / sum(calls) * 1000
+    one_process_floor = cpu / ideal
+    note = (f"runner CPU alone is {one_process_floor:.2f}× the ideal ({cpu_per_call_ms:.1f} ms per call: "
+            "litellm + engine + outputs); in one process the runner cannot reach "
+            f"{LIMIT}×" if one_process_floor > LIMIT else
+            f"runner CPU is {one_process_floor:.2f}× the ideal, so {LIMIT}× is reachable in one process")
+    print(json.dumps({"figure": "q3_concurrency_ratio", "ratio": round(ratio, 3), "limit": LIMIT,
+                      "ok": ratio <= LIMIT, "wallS": round(wall, 2), "idealS": round(ideal, 2),
+                      "trials": len(records), "passed": sum(r.status == "passed" for r in records),
+                      "calls": sum(calls), "callsPerTrial": [min(calls), max(calls)],
+                      "concurrency": args.concurrency, "latencyMs": args.latency_ms,
+                      "serverMaxInFlight": stats["max_in_flight"], "serverRequests": stats["requests"],
+                      "status": outcome.status, "note": note}), flush=True)
+    print(json.dumps({"figure": "q3_runner_cpu_per_call_ms", "ms": round(cpu_per_call_ms, 2),
+                      "cpuS": round(cpu, 2), "cpus": os.cpu_count()}), flush=True)
+
+
+if __name__ == "__main__":
+    main()
