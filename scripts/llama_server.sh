@@ -103,7 +103,8 @@ server_binary() {
     fi
     say "building llama-server (about 10 minutes on 2 cores; an interrupted build resumes)"
     cmake -S "$src" -B "$src/build" -DLLAMA_BUILD_SERVER=ON -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF \
-      -DLLAMA_BUILD_EXAMPLES=OFF -DBUILD_SHARED_LIBS=OFF -DCMAKE_BUILD_TYPE=Release > "$CACHE/cmake.log"
+      -DLLAMA_BUILD_EXAMPLES=OFF -DBUILD_SHARED_LIBS=OFF -DCMAKE_BUILD_TYPE=Release > "$CACHE/cmake.log" 2>&1 \
+      || { say "cmake configure failed; see $CACHE/cmake.log"; exit 1; }
     cmake --build "$src/build" --target llama-server -j "$(nproc)" > "$CACHE/build.log" \
       || { say "build failed; see $CACHE/build.log"; exit 1; }
     cp "$src/build/bin/llama-server" "$bin.partial" && mv "$bin.partial" "$bin"

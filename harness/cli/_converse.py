@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from protocols import AgentConfig, HostOptions, MaintenanceOptions, dump_state, resolve_ref
 from protocols.store import MemoryStore
@@ -102,8 +103,10 @@ def _print(results, folder: Path) -> None:  # type: ignore[no-untyped-def]
         table.add_column(col, overflow="fold")
     for i, r in enumerate(results, 1):
         calls = ", ".join(f"{c.name}{'' if c.success else ' ✗' + str(c.error_code)}" for c in r.tool_calls)
-        table.add_row(str(i), r.status + (f" ({r.error_class}: {r.error})" if r.error else ""), str(r.steps), calls,
-                      f"{r.usage.input_tokens}/{r.usage.output_tokens}", _cost(r), r.final_answer or "")
+        status = r.status + (f" ({r.error_class}: {r.error})" if r.error else "")
+        # model text and errors are data, not Rich markup: "[context_state] ..." must print as written
+        table.add_row(str(i), Text(status), str(r.steps), Text(calls),
+                      f"{r.usage.input_tokens}/{r.usage.output_tokens}", _cost(r), Text(r.final_answer or ""))
     console = Console()
     console.print(table)
     for i, r in enumerate(results, 1):

@@ -27,7 +27,7 @@ class _Writer:
 
 
 def _converse(tmp_path: Path, text: str) -> tuple[str, list[dict[str, Any]]]:
-    models = {"jsontext": _Writer("jsontext", JSON_CALL), "plain": _Writer("plain", "剩余 7650 元。")}
+    models = {"jsontext": _Writer("jsontext", JSON_CALL), "plain": _Writer("plain", text)}
     name = "jsontext" if text == JSON_CALL else "plain"
     with scripted_resolver(lambda n: models[n]):
         result = CliRunner().invoke(app, [
@@ -38,7 +38,7 @@ def _converse(tmp_path: Path, text: str) -> tuple[str, list[dict[str, Any]]]:
 
 
 def test_e11_unpriced_model_prints_price_unknown_not_zero(tmp_path: Path) -> None:
-    output, runs = _converse(tmp_path, "plain")
+    output, runs = _converse(tmp_path, "剩余 7650 元。")
     assert runs[0]["status"] == "completed" and runs[0]["usd"] is None
     assert all(c["usd"] is None and c["price_known"] is False for c in runs[0]["calls"])
     assert runs[0]["usage"]["input_tokens"] > 0
@@ -51,3 +51,9 @@ def test_e6_json_tool_call_in_answer_is_warned_and_kept(tmp_path: Path) -> None:
     assert runs[0]["status"] == "completed" and runs[0]["final_answer"] == JSON_CALL  # never repaired
     assert runs[0]["tool_calls"] == []
     assert "warning:" in output and "turn 1's final answer looks like a tool call" in output
+
+
+def test_o24_answer_text_is_printed_as_written_not_as_markup(tmp_path: Path) -> None:
+    """A real model echoed "[context_state] ..."; Rich must not swallow the bracketed label as a style tag."""
+    output, _ = _converse(tmp_path, "[context_state] 剩余 [bold]7650[/bold] 元")
+    assert "[context_state] 剩余 [bold]7650[/bold] 元" in output
