@@ -228,7 +228,9 @@ class _Run:
         e = self.e
         reservation = None
         if e.guard is not None:
-            prompt_tokens = count_messages(model_name, request.messages, request.tools)
+            # the per-message counts are cached; their sum slightly over-counts, which a worst case may
+            prompt_tokens = (sum(segments.values()) if segments
+                             else count_messages(model_name, request.messages, request.tools))
             reservation = await e.guard.reserve(role, model_name, request, prompt_tokens)
         seq = e.next_seq(self.session_id)
         wire_request = {"model": model_name, "messages": request.messages, "tools": request.tools,

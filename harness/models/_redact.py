@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 REDACTED = "[REDACTED]"
@@ -38,8 +39,19 @@ def secrets_from_env(environ: Mapping[str, str] | None = None) -> set[str]:
     return {v for k, v in env.items() if _SECRET_ENV_NAME.search(k) and len(v) >= _MIN_SECRET_LEN}
 
 
+def _prepared(secrets: Iterable[str]) -> tuple[str, ...]:
+    """Secrets worth replacing, longest first (so a secret containing another is replaced whole)."""
+    return tuple(sorted({s for s in secrets if s and len(s) >= _MIN_SECRET_LEN}, key=len, reverse=True))
+
+
 def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
-    for secret in sorted({s for s in secrets if s and len(s) >= _MIN_SECRET_LEN}, key=len, reverse=True):
+    return _redact_prepared(text, _prepared(secrets))
+
+
+@lru_cache(maxsize=8192)
+def _redact_prepared(text: str, secrets: tuple[str, ...]) -> str:
+    # cached: a session's history strings recur in every later request and snapshot (Q-2)
+    for secret in secrets:
         text = text.replace(secret, REDACTED)
     for pattern in _PATTERNS:
         if pattern.pattern.startswith("(?i)\\bbearer"):
@@ -55,13 +67,13 @@ def redact(obj: Any, secrets: Iterable[str] | None = None) -> Any:
     ``secrets`` defaults to :func:`secrets_from_env`; pass the key in use as well when it did not
     come from the environment.
     """
-    known = frozenset(secrets_from_env() if secrets is None else secrets)
+    known = _prepared(secrets_from_env() if secrets is None else secrets)
     return _walk(obj, known)
 
 
-def _walk(obj: Any, secrets: frozenset[str]) -> Any:
+def _walk(obj: Any, secrets: tuple[str, ...]) -> Any:
     if isinstance(obj, str):
-        return redact_text(obj, secrets)
+        return _redact_prepared(obj, secrets)
     if isinstance(obj, Mapping):
         out: dict[Any, Any] = {}
         for key, value in obj.items():
