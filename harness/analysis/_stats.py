@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from math import comb, sqrt
 
-from scipy.stats import fisher_exact
-
 Z_95 = 1.959963984540054
 """The 97.5th percentile of the standard normal distribution."""
 
@@ -48,6 +46,8 @@ def fisher_p(passes_a: int, n_a: int, passes_b: int, n_b: int) -> float:
     """Two-sided Fisher exact p-value of the 2×2 table (passed, failed) × (a, b)."""
     _check_counts(passes_a, n_a)
     _check_counts(passes_b, n_b)
+    from scipy.stats import fisher_exact  # a second's import: only when a comparison is computed
+
     table = [[passes_a, n_a - passes_a], [passes_b, n_b - passes_b]]
     return float(fisher_exact(table, alternative="two-sided").pvalue)
 
