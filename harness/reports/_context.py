@@ -7,7 +7,7 @@ from typing import Any
 
 from ._data import SEGMENTS, group_ids, repeat_totals, segment_table, token_totals
 
-SPENT_KEYS = ("usd", "inputTokens", "cachedInputTokens", "outputTokens", "llmCalls", "wallSeconds")
+SPENT_KEYS = ("usd", "inputTokens", "cachedInputTokens", "outputTokens", "totalTokens", "llmCalls", "wallSeconds")
 
 
 def _fmt(value: Any) -> str:
@@ -55,7 +55,9 @@ def headline(report: dict[str, Any]) -> dict[str, Any]:
         separation = "Separable at this n: " + "; ".join(f"{c['group']} vs {c['control']} in {c['stage']} "
                                                          f"(p = {c['fisherP']:.3f})" for c in apart) + "."
     budget = report.get("budget") or {}
-    limits, spent = budget.get("limits") or {}, budget.get("spent") or {}
+    limits, spent = budget.get("limits") or {}, dict(budget.get("spent") or {})
+    if "inputTokens" in spent and "outputTokens" in spent:  # the maxTotalTokens cap counts both
+        spent["totalTokens"] = spent["inputTokens"] + spent["outputTokens"]
     rows = [{"name": k, "spent": _fmt(spent.get(k)), "limit": _fmt(_limit(limits, k))}
             for k in SPENT_KEYS if k in spent or _limit(limits, k) is not None]
     model = report.get("model") or {}
