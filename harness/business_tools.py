@@ -10,13 +10,14 @@ mapping given by the plan raises, at construction.
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Callable
 from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from protocols import JsonRejected, loads_strict
 
 Number = int | float
 
@@ -144,9 +145,9 @@ class BusinessTools:
             return _error("unknown_tool", f"no business tool named {name!r}", tool=name, knownTools=self.names)
         args_model, handler = self._tools[name]
         try:
-            raw = json.loads(arguments_json)
-        except (json.JSONDecodeError, TypeError) as exc:
-            return _error("invalid_arguments", f"arguments are not valid JSON: {exc}", tool=name, fields=[])
+            raw = loads_strict(arguments_json)
+        except (JsonRejected, TypeError) as exc:  # duplicate keys, NaN, 1e999, deep nesting too
+            return _error("invalid_arguments", f"arguments: {exc}", tool=name, fields=[])
         if not isinstance(raw, dict):
             return _error("invalid_arguments", "arguments must be a JSON object", tool=name, fields=[])
         try:

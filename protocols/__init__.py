@@ -22,6 +22,7 @@ from ._errors import (
     StoreError,
 )
 from ._groups import Group, interaction_groups
+from ._json import MAX_JSON_DEPTH, JsonRejected, loads_strict
 from ._maintenance import (
     Maintainer,
     MaintenanceRequest,
@@ -38,13 +39,14 @@ from ._statefile import LoadedState, dump_state, load_state, read_state_file
 from ._text import canonical_json, utf16_len, utf16_slice
 
 __all__ = [
-    "CATALOG", "MAIN_WINDOW", "PLACEHOLDER", "RUN_ID_RE",
+    "CATALOG", "MAIN_WINDOW", "MAX_JSON_DEPTH", "PLACEHOLDER", "RUN_ID_RE",
     "AgentConfig", "CapacityExceeded", "Checkpoint", "CurrentWindowEntry", "Fold", "FrozenView", "Group",
-    "HostOptions", "InvalidInput", "KvLimitExceeded", "KvLimits", "LoadedState", "MaintenanceOptions",
+    "HostOptions", "InvalidInput", "JsonRejected", "KvLimitExceeded", "KvLimits", "LoadedState", "MaintenanceOptions",
     "MessageDraft", "OptionsError", "PrefixV2", "ProjectedRequest", "ProjectionError", "ProjectionSource",
     "Protocol", "ProtocolError", "RawMessage", "RevisionConflict", "StatePlacement", "StoreError", "ToolCall",
     "UnifiedV1", "UnifiedV2", "UnifiedV3", "WindowRecord",
-    "canonical_json", "describe_catalog", "dump_state", "interaction_groups", "load_state", "new_run_id",
+    "canonical_json", "describe_catalog", "dump_state", "interaction_groups", "load_state", "loads_strict",
+    "new_run_id",
     "parse_ref", "read_state_file", "resolve", "resolve_ref", "utf16_len", "utf16_slice",
     "Maintainer", "MaintenanceRequest", "MaintenanceResult", "maintain_window", "should_maintain",
 ]

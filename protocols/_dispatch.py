@@ -4,9 +4,9 @@ Order of a dispatch:
 
 1. a receipt stored for the call id → returned unchanged, nothing executes (P-42);
 2. a name that is not a tool of this protocol → ``unknown_tool``;
-3. arguments that are not a JSON object → ``invalid_arguments``;
+3. arguments that are not one strict JSON object (duplicate keys included) → ``invalid_arguments``;
 4. v2/v3: a write tool without ``expectedWindowId`` → ``context_window_expectation_required``;
-5. schema failure → ``invalid_arguments`` naming the field;
+5. schema failure → ``invalid_arguments`` naming the field (strictly typed: ``true`` or ``"5"`` is no integer);
 6. execute. Read tools store their receipt without a revision change (P-22). Write tools check the
    frozen revision (``context_state_stale``, P-41) and, on v2/v3, the expected window
    (``context_window_mismatch``, P-74), then commit KV changes and receipt in one transaction.
@@ -17,12 +17,12 @@ Every failure is stored as the call's receipt too, so a replay answers the same.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from pydantic import ValidationError
 
 from ._errors import KvLimitExceeded, RevisionConflict
+from ._json import JsonRejected, loads_strict
 from ._messages import FrozenView, ToolCall
 from ._protocol import Protocol
 from .store import SessionStore
@@ -113,12 +113,14 @@ def _spec_named(protocol: Protocol, name: str) -> ToolSpec:
 
 
 def _parse_arguments(arguments: str) -> dict[str, Any]:
+    """Strict JSON (``loads_strict``): a duplicate key, NaN, a 5,000-digit integer or 20,000 levels of
+    nesting is the model's mistake like any other, so an ``invalid_arguments`` result, never a crash."""
     if not arguments.strip():
         return {}
     try:
-        value = json.loads(arguments)
-    except json.JSONDecodeError as exc:
-        raise ToolRejected("invalid_arguments", f"arguments are not valid JSON: {exc}") from None
+        value = loads_strict(arguments)
+    except JsonRejected as exc:
+        raise ToolRejected("invalid_arguments", f"arguments: {exc.reason}") from None
     if not isinstance(value, dict):
         raise ToolRejected("invalid_arguments", "arguments must be a JSON object")
     return value

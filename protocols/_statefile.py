@@ -10,11 +10,22 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError
 
 from ._errors import InvalidInput
+from ._json import JsonRejected, loads_strict
 from ._messages import RUN_ID_RE, FrozenView, MessageDraft, RawMessage
 from ._projection_types import AgentConfig
+from ._state import (
+    ACTIVE_WINDOW,
+    CURRENT_WINDOW_ENTRY,
+    TASK_MEMORY,
+    Checkpoint,
+    CurrentWindowEntry,
+    Fold,
+    Record,
+    WindowRecord,
+)
 from .store import JsonValue, MemoryStore, SessionStore
 
 
@@ -49,8 +60,38 @@ def _path_of(loc: tuple[Any, ...]) -> str:
     return out
 
 
+_KV_RECORDS: dict[str, type[Record]] = {"window/": WindowRecord, "checkpoint/": Checkpoint, "fold/": Fold}
+
+
+class _Text(RootModel[str]):
+    model_config = ConfigDict(strict=True)
+
+
+class _OptionalText(RootModel[str | None]):
+    model_config = ConfigDict(strict=True)
+
+
+class _Count(RootModel[int]):
+    root: int = Field(ge=0)
+    model_config = ConfigDict(strict=True)
+
+
+def _kv_model(key: str) -> type[BaseModel] | None:
+    """The typed reading of a KV key (``_state``), so a state file's bad value is refused at load
+    rather than crashing the projection or a tool that reads it later; other keys are kept as JSON."""
+    if key == ACTIVE_WINDOW:
+        return _Text
+    if key == TASK_MEMORY:
+        return _OptionalText
+    if key == CURRENT_WINDOW_ENTRY:
+        return CurrentWindowEntry
+    if key.startswith("coveredThrough/"):
+        return _Count
+    return next((model for prefix, model in _KV_RECORDS.items() if key.startswith(prefix)), None)
+
+
 def parse_state(data: Any) -> StateFile:
-    """Validate a state file's shape; errors name every bad field by JSON path."""
+    """Validate a state file's shape and its known KV records; errors name every bad field by JSON path."""
     try:
         state = StateFile.model_validate(data)
     except ValidationError as exc:
@@ -58,6 +99,18 @@ def parse_state(data: Any) -> StateFile:
         raise InvalidInput("invalid state file: " + "; ".join(problems)) from None
     if not RUN_ID_RE.match(state.currentRunId):
         raise InvalidInput("$.currentRunId: must be 32 lowercase hex digits (.NET 'N' format)")
+    problems = []
+    for key, value in state.kv.items():
+        model = _kv_model(key)
+        if model is None:
+            continue
+        try:
+            model.model_validate(value)
+        except ValidationError as exc:
+            where = f"$.kv[{json.dumps(key, ensure_ascii=False)}]"
+            problems += [f"{where}{_path_of(e['loc'])[1:]}: {e['msg']}" for e in exc.errors()]
+    if problems:
+        raise InvalidInput("invalid state file: " + "; ".join(problems))
     return state
 
 
@@ -93,11 +146,13 @@ def load_state(data: Any, store: SessionStore | None = None) -> LoadedState:
 
 def read_state_file(path: str | Path, store: SessionStore | None = None) -> LoadedState:
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = loads_strict(Path(path).read_bytes())
     except FileNotFoundError:
         raise InvalidInput(f"state file {str(path)!r} does not exist") from None
-    except json.JSONDecodeError as exc:
-        raise InvalidInput(f"state file {str(path)!r} is not valid JSON: {exc}") from None
+    except OSError as exc:
+        raise InvalidInput(f"state file {str(path)!r} cannot be read: {exc.strerror or exc}") from None
+    except JsonRejected as exc:
+        raise InvalidInput(f"state file {str(path)!r}: {exc.reason}") from None
     return load_state(data, store)
 
 

@@ -73,7 +73,8 @@ def _sentinel(ctx: _Context) -> tuple[bool | None, str]:
     if verdict == "failed":
         return True, f"The sentinel {v2} (unified@2) reproduced the anomaly: it failed {ctx.failed_stages(v2)}."
     if verdict == "passed":
-        return False, f"The sentinel {v2} (unified@2) did not reproduce the anomaly: it passed every anomaly stage."
+        ran = ", ".join(ctx.basis[v2])  # only the stages it had trials in: never a stage no trial ran
+        return False, f"The sentinel {v2} (unified@2) did not reproduce the anomaly: it passed {ran}."
     return None, f"Whether the sentinel {v2} reproduced the anomaly is unknown ({ctx.describe(v2)})."
 
 

@@ -10,8 +10,9 @@ from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
-from protocols import InvalidInput, OptionsError, ProjectionError
+from protocols import InvalidInput, JsonRejected, OptionsError, ProjectionError, loads_strict
 
 app = typer.Typer(
     name="harness",
@@ -31,9 +32,16 @@ EXIT_OK, EXIT_DEFECT, EXIT_INVALID, EXIT_STOPPED = 0, 1, 2, 3
 err_console = Console(stderr=True, soft_wrap=True)
 
 
+def plain(text: object) -> str:
+    """Text the user or a model supplied (a path, a --group value, a model name, an answer), made
+    safe for a Rich markup string or table cell: ``'/tmp/no[/]such.json'`` prints as written
+    instead of raising MarkupError, and ``[red]`` is not swallowed as a style."""
+    return escape(str(text))
+
+
 def fail(message: str, code: int = EXIT_INVALID) -> NoReturn:
-    """Print a clear error (no traceback) and exit with ``code``."""
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False, markup=True)
+    """Print a clear error (no traceback) and exit with ``code``; ``message`` is plain text."""
+    err_console.print(f"[bold red]error:[/] {plain(message)}", highlight=False, markup=True)
     raise typer.Exit(code)
 
 
@@ -58,7 +66,7 @@ def parse_options(pairs: list[str] | None, parse_value: Callable[[str], Any] | N
             fail(f"--option {pair!r}: expected KEY=VALUE")
         key, value = pair.split("=", 1)
         try:
-            out[key.strip()] = json.loads(value)
-        except json.JSONDecodeError:
+            out[key.strip()] = loads_strict(value)
+        except JsonRejected:
             out[key.strip()] = value
     return out

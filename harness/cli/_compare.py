@@ -10,7 +10,7 @@ from rich.table import Table
 
 from harness.metrics import RunSummary, load_runs
 
-from ._app import app, print_json, user_errors
+from ._app import app, plain, print_json, user_errors
 
 
 def _tokens(n: int) -> str:
@@ -50,10 +50,10 @@ def comparison_table(runs: list[RunSummary]) -> Table:
     table.add_column("group")
     table.add_column("stage")
     for run in runs:
-        table.add_column(run.label, overflow="fold")
+        table.add_column(plain(run.label), overflow="fold")
     index = [{(r["group_id"], r["stage_id"]): r for r in run.rows} for run in runs]
     for key in _row_keys(runs):
-        table.add_row(key[0], key[1], *(_cell(rows.get(key)) for rows in index))
+        table.add_row(plain(key[0]), plain(key[1]), *(plain(_cell(rows.get(key))) for rows in index))
     return table
 
 

@@ -17,7 +17,7 @@ from protocols import AgentConfig, HostOptions, MaintenanceOptions, dump_state, 
 from protocols.store import MemoryStore
 
 from ..models import looks_like_unparsed_tool_call
-from ._app import app, fail, parse_options, user_errors
+from ._app import app, fail, parse_options, plain, user_errors
 
 FIXED_PLAN = Path("plans/unified-mapping-ab-20261005/experiment-plan.json")
 
@@ -114,7 +114,7 @@ def _print(results, folder: Path) -> None:  # type: ignore[no-untyped-def]
             console.print(f"[yellow]warning:[/] turn {i}'s final answer looks like a tool call written as text "
                           "(JSON in the answer), not a parsed tool call: the model or its server may not support "
                           "tool calls here. It was kept as the final answer.", markup=True)
-    console.print(f"state, snapshots and runs written to [bold]{folder}[/]")
+    console.print(f"state, snapshots and runs written to [bold]{plain(folder)}[/]")
 
 
 def _cost(result) -> str:  # type: ignore[no-untyped-def]

@@ -41,9 +41,19 @@ def _plan_errors(path: str, errors: list[str]) -> None:
 
 
 def _check_selection(plan: Plan, groups: list[str] | None, stages: list[str] | None) -> None:
+    """Every --group and --stage names something that exists and has trials in this selection: a
+    selected stage no selected group takes part in would run nothing, yet appear chosen."""
     known_g, known_s = [g.id for g in plan.groups], [s.id for s in plan.stages]
     bad = [f"--group {g}: no such group (plan has {', '.join(known_g)})" for g in groups or [] if g not in known_g]
     bad += [f"--stage {s}: no such stage (plan has {', '.join(known_s)})" for s in stages or [] if s not in known_s]
+    if bad:
+        fail("; ".join(bad))
+    chosen_s = [s for s in plan.stages if stages is None or s.id in stages]
+    takes = {s.id: [g.id for g in plan.participants(s) if groups is None or g.id in groups] for s in chosen_s}
+    bad = [f"--stage {s}: none of the selected groups takes part in it (its groups: "
+           f"{', '.join(g.id for g in plan.participants(plan.stage(s)))})" for s in stages or [] if not takes[s]]
+    bad += [f"--group {g}: takes part in none of the selected stages" for g in groups or []
+            if not any(g in ids for ids in takes.values())]
     if bad:
         fail("; ".join(bad))
 

@@ -14,6 +14,7 @@ from harness.runner import PriceTable, RunOutcome, RunRequest, TrialRecord
 from protocols import AgentConfig, FrozenView, MessageDraft, new_run_id, resolve
 from protocols.store import MemoryStore
 
+from ._app import plain
 from ._validate import planned_trials, summary_table
 
 console = Console()
@@ -59,8 +60,8 @@ class Progress:
 
 def summary(outcome: RunOutcome) -> None:
     report = outcome.report.model_dump(mode="json")
-    table = Table(title=f"{report['plan']['id']}: {report['status']}"
-                  + (f" ({report['stopReason']})" if report["stopReason"] else ""), title_justify="left")
+    table = Table(title=plain(f"{report['plan']['id']}: {report['status']}"
+                              + (f" ({report['stopReason']})" if report["stopReason"] else "")), title_justify="left")
     for column in ("group", "stage", "status", "pass rate", "usd", "tokens", "repeated calls"):
         table.add_column(column, justify="left" if column in ("group", "stage", "status") else "right")
     for group in report["groups"]:
@@ -68,12 +69,12 @@ def summary(outcome: RunOutcome) -> None:
             rate = stage["passRate"]
             m = stage["metrics"]
             colour = _COLOURS.get(stage["status"], "white")
-            table.add_row(group["id"], stage["id"], f"[{colour}]{stage['status']}[/]",
+            table.add_row(plain(group["id"]), plain(stage["id"]), f"[{colour}]{plain(stage['status'])}[/]",
                           f"{rate['passes']}/{rate['n']}", f"{m['usd']:.4f}",
                           f"{m['inputTokens'] + m['outputTokens']:,}", str(m["repeatedToolCalls"]))
     console.print(table)
     for finding in report["findings"]:
-        console.print(f"[bold]finding[/] {finding['rule']}: {finding['statement']}", soft_wrap=True)
+        console.print(f"[bold]finding[/] {plain(finding['rule'])}: {plain(finding['statement'])}", soft_wrap=True)
         console.print(f"  does not show: {finding['doesNotShow']}", markup=False, soft_wrap=True)
     spent = report["budget"]["spent"]
     console.print(f"spent ${spent['usd']:.4f}, {spent['llmCalls']} calls, "

@@ -7,7 +7,7 @@ import asyncio
 import typer
 from pydantic import ValidationError
 
-from ._app import EXIT_DEFECT, app, err_console, fail
+from ._app import EXIT_DEFECT, app, err_console, fail, plain
 
 
 @app.command("serve-scripted")
@@ -50,7 +50,7 @@ def serve_scripted_cmd(
 
     def ready(base_url: str) -> None:
         typer.echo(base_url, err=False)
-        err_console.print(f"serving scripted model [bold]{config.model}[/] at {base_url} (Ctrl-C to stop)",
+        err_console.print(f"serving scripted model [bold]{plain(config.model)}[/] at {base_url} (Ctrl-C to stop)",
                           highlight=False)
 
     try:

@@ -8,7 +8,7 @@ from rich.table import Table
 
 from harness.plan import Plan, PlanError, load_plan, price_problems
 
-from ._app import EXIT_INVALID, app, err_console, print_json
+from ._app import EXIT_INVALID, app, err_console, plain, print_json
 
 
 def _say(console: Console, text: str) -> None:
@@ -33,7 +33,7 @@ def planned_trials(plan: Plan) -> int:
 
 def summary_table(plan: Plan) -> Table:
     """Groups × stages; a cell is the repeats of that group in that stage, '—' where it does not take part."""
-    table = Table(title=f"{plan.id}: groups × stages (repeats)", title_justify="left")
+    table = Table(title=plain(f"{plan.id}: groups × stages (repeats)"), title_justify="left")
     table.add_column("group")
     table.add_column("role")
     table.add_column("protocol", overflow="fold")
@@ -41,14 +41,15 @@ def summary_table(plan: Plan) -> Table:
         gate = f"\nafter {', '.join(stage.requires)}" if stage.requires else ""
         extra = " (addition)" if stage.addition else ""
         turns = f"\n{len(stage.turns)} turn(s)"
-        table.add_column(f"{stage.id}{extra}{turns}{gate}", justify="center", overflow="fold")
+        table.add_column(plain(f"{stage.id}{extra}{turns}{gate}"), justify="center", overflow="fold")
     for group in plan.groups:
         options = " ".join(str(v) for v in group.protocol.options.values())
         cells = []
         for stage in plan.stages:
             takes_part = any(g.id == group.id for g in plan.participants(stage))
             cells.append(str(stage.repeats) if takes_part else "—")
-        table.add_row(group.id, group.role, group.protocol.key + (f"\n{options}" if options else ""), *cells)
+        protocol = group.protocol.key + (f"\n{options}" if options else "")
+        table.add_row(plain(group.id), group.role, plain(protocol), *cells)
     return table
 
 

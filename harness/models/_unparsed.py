@@ -49,6 +49,9 @@ def _json_values(text: str) -> Iterable[Any]:
         except ValueError:
             pos = start + 1
             continue
+        except RecursionError:  # brackets nested past the stack: no tool call; skip the whole run
+            pos = start + len(text[start:]) - len(text[start:].lstrip("[{ \t\r\n"))
+            continue
         found += 1
         yield value
         pos = end

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ._matching import contains_date, contains_number, contains_regex, contains_text, parse_date_spec
 
@@ -20,13 +20,19 @@ class _Check(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
-def _compile_all(patterns: list[str]) -> list[str]:
-    for i, pattern in enumerate(patterns):
-        try:
-            re.compile(pattern)
-        except re.error as exc:
-            raise ValueError(f"regexes[{i}] {pattern!r} is not a valid regular expression: {exc}") from None
-    return patterns
+def _compiles(pattern: str) -> str:
+    """Compile a pattern as it will be matched (``contains_regex``). Python's parser raises more
+    than ``re.error``: ``a{4294967296}`` an OverflowError, a thousand nested groups a RecursionError."""
+    try:
+        re.compile(pattern, re.IGNORECASE)
+    except (re.error, OverflowError, RecursionError) as exc:
+        reason = "its groups are nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        shown = pattern if len(pattern) <= 60 else pattern[:60] + "…"
+        raise ValueError(f"{shown!r} is not a valid regular expression: {reason}") from None
+    return pattern
+
+
+Regex = Annotated[str, AfterValidator(_compiles)]
 
 
 class AnswerContains(_Check):
@@ -40,10 +46,8 @@ class AnswerContains(_Check):
         default_factory=list,
         description="YYYY-MM-DD (the year must appear) or MM-DD (any year or none); any common format.",
     )
-    regexes: list[str] = Field(default_factory=list)
+    regexes: list[Regex] = Field(default_factory=list)
     match: Literal["all", "any"] = "all"
-
-    _check_regexes = field_validator("regexes")(_compile_all)
 
     @field_validator("dates")
     @classmethod
@@ -79,9 +83,7 @@ class AnswerNotContains(_Check):
 
     name: Literal["answer_not_contains"]
     texts: list[str] = Field(default_factory=list)
-    regexes: list[str] = Field(default_factory=list)
-
-    _check_regexes = field_validator("regexes")(_compile_all)
+    regexes: list[Regex] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _not_empty(self) -> AnswerNotContains:

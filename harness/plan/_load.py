@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from protocols import InvalidInput, canonical_json
+from protocols import InvalidInput, JsonRejected, canonical_json, loads_strict
 
 from ._checks_spec import TRIAL_CHECKS, TURN_CHECKS
 from ._models import Plan
@@ -65,24 +65,12 @@ def load_plan(path: str | Path) -> tuple[Plan, str]:
 
 
 def parse_json(text: str, source: str | None = None) -> Any:
-    """Strict JSON: no NaN/Infinity, no duplicate keys (they would hide a value from the hash)."""
-
-    def no_constants(name: str) -> Any:
-        raise ValueError(f"{name} is not JSON")
-
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        keys = [k for k, _ in items]
-        dup = next((k for k in keys if keys.count(k) > 1), None)
-        if dup is not None:
-            raise ValueError(f"duplicate key {dup!r}")
-        return dict(items)
-
+    """Strict JSON (``protocols.loads_strict``): no duplicate keys (they would hide a value from the
+    hash), no NaN/Infinity, no integer past 4,300 digits, no nesting past 64 levels."""
     try:
-        return json.loads(text, parse_constant=no_constants, object_pairs_hook=pairs)
-    except json.JSONDecodeError as exc:
-        raise PlanError([f"$: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"], source) from None
-    except ValueError as exc:
-        raise PlanError([f"$: invalid JSON: {exc}"], source) from None
+        return loads_strict(text)
+    except JsonRejected as exc:
+        raise PlanError([f"$: {exc.reason}"], source) from None
 
 
 def parse_plan(data: Any, source: str | None = None) -> tuple[Plan, str]:

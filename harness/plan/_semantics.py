@@ -100,6 +100,8 @@ def _stage_errors(plan: Plan) -> list[Problem]:
         for gi, gid in enumerate(stage.groups or []):
             if gid not in group_ids:
                 out.append((("stages", si, "groups", gi), f"unknown group {gid!r}"))
+        if not plan.participants(stage):
+            out.append((("stages", si, "groups"), _no_participants(stage.groups)))
         for ti, turn in enumerate(stage.turns):
             for ci, check in enumerate(turn.checks):
                 tool = getattr(check, "tool", None)
@@ -112,6 +114,17 @@ def _stage_errors(plan: Plan) -> list[Problem]:
                 out.append((("stages", si, "trialChecks", ci, "afterTurn"),
                             f"turn {after} does not exist; the stage has {len(stage.turns)} turn(s)"))
     return out
+
+
+def _no_participants(groups: list[str] | None) -> str:
+    """A stage no group takes part in runs no trial, and a report must say nothing about it."""
+    if groups is None:
+        return ("no group takes part: null means every group that is not a baseline, and this plan has "
+                "only baselines; name the groups")
+    if not groups:
+        return "no group takes part: an empty list runs no trial; name at least one group (or null for every " \
+               "group that is not a baseline)"
+    return "no group takes part (every group named is unknown)"
 
 
 def _findings_errors(plan: Plan) -> list[Problem]:

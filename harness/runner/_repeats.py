@@ -10,12 +10,11 @@ learned nothing new.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from harness.engine import ToolCallRecord
-from protocols import canonical_json
+from protocols import JsonRejected, canonical_json, loads_strict
 
 
 def sha256_text(text: str) -> str:
@@ -24,8 +23,8 @@ def sha256_text(text: str) -> str:
 
 def canonical_arguments(arguments: str) -> str:
     try:
-        value: Any = json.loads(arguments)
-    except (json.JSONDecodeError, TypeError):
+        value: Any = loads_strict(arguments)
+    except (JsonRejected, TypeError):  # the model's malformed arguments are compared as written
         return arguments
     if isinstance(value, dict):
         value = {k: v for k, v in value.items() if k != "purpose"}

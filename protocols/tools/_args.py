@@ -1,8 +1,9 @@
 """Argument models of the context tools; their JSON Schema is what the model is offered.
 
 Every model forbids unknown keys, so the authorisation fields of the host (``revision``,
-``upperBound``, ``sessionId``) cannot be smuggled in through arguments (P-40). Names are camelCase
-on the wire (``windowId``), snake_case in Python.
+``upperBound``, ``sessionId``) cannot be smuggled in through arguments (P-40), and is strict:
+``true`` is no integer and ``"5"`` no number, so a model's mistake is named, never coerced into a
+value it did not send. Names are camelCase on the wire (``windowId``), snake_case in Python.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ _EXPECTED = ("The window you believe is active right now (the context_state mess
 
 
 class ToolArgs(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, extra="forbid", frozen=True)
+    model_config = ConfigDict(alias_generator=to_camel, extra="forbid", frozen=True, strict=True)
 
     purpose: str = Field(min_length=1, description="Why you call this tool now, in a few words.")
 
