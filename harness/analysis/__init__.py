@@ -2,6 +2,17 @@
 comparisons with the control and the baseline."""
 
 from ._comparisons import Counts, compare, compare_with_baseline, compare_with_control
+from ._failure_modes import (
+    FAILURE_MODES,
+    CallEvidence,
+    Diagnosis,
+    FailureMode,
+    TrialEvidence,
+    TurnEvidence,
+    classify_failure,
+    echo_source,
+    mode_counts,
+)
 from ._findings import RULES, anomaly_verdict, derive_findings
 from ._models import (
     BaselineComparison,
@@ -15,9 +26,10 @@ from ._models import (
 from ._stats import ALPHA, Z_95, fisher_p, pass_hat_k, pass_hat_ks, separable, wilson_interval
 
 __all__ = [
-    "ALPHA", "RULES", "Z_95",
-    "BaselineComparison", "Comparison", "ConversationOutcome", "Counts", "Finding", "FindingsResult", "ModelKind",
-    "StageStatus",
-    "anomaly_verdict", "compare", "compare_with_baseline", "compare_with_control", "derive_findings", "fisher_p",
-    "pass_hat_k", "pass_hat_ks", "separable", "wilson_interval",
+    "ALPHA", "FAILURE_MODES", "RULES", "Z_95",
+    "BaselineComparison", "CallEvidence", "Comparison", "ConversationOutcome", "Counts", "Diagnosis", "FailureMode",
+    "Finding", "FindingsResult", "ModelKind", "StageStatus", "TrialEvidence", "TurnEvidence",
+    "anomaly_verdict", "classify_failure", "compare", "compare_with_baseline", "compare_with_control",
+    "derive_findings",
+    "echo_source", "fisher_p", "mode_counts", "pass_hat_k", "pass_hat_ks", "separable", "wilson_interval",
 ]

@@ -40,6 +40,8 @@ class TrialRow(_Row):
     started_at: datetime | None = None
     finished_at: datetime | None = None
     attempt: int = 0
+    failure_mode: str | None = None
+    failure_detail: str | None = None
 
 
 class RunRow(_Row):

@@ -59,11 +59,18 @@ def m002_views(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(sql)
 
 
+def m003_trial_failure_mode(con: duckdb.DuckDBPyConnection) -> None:
+    """Why a failed trial failed (issue 11): the classifier's mode and what it rests on."""
+    con.execute("ALTER TABLE trials ADD COLUMN failure_mode VARCHAR")
+    con.execute("ALTER TABLE trials ADD COLUMN failure_detail VARCHAR")
+
+
 Migration = tuple[str, Callable[[duckdb.DuckDBPyConnection], None]]
 
 MIGRATIONS: list[Migration] = [
     ("m001_initial", m001_initial),
     ("m002_views", m002_views),
+    ("m003_trial_failure_mode", m003_trial_failure_mode),
 ]
 
 TABLES: tuple[str, ...] = ("experiments", "trials", "runs", "llm_calls", "request_segments", "tool_calls", "checks")

@@ -14,6 +14,9 @@ from collections.abc import Iterable
 from typing import Any
 
 _FUNCTIONS_PREFIX = re.compile(r"^\s*functions\.[A-Za-z_][\w\-]*\s*:")  # llama-cpp-python's grammar
+_BRACKET_PREFIX = re.compile(r"^\s*\[([A-Za-z_][\w\-]*)\]\s*(?=[{\[])")  # "[quote_calculate] {...}"
+DERIVED_TAGS = frozenset({"context_header", "context_fold", "context_state"})
+"""Tag lines of the host's derived messages: ``[context_state]`` then JSON is an echo, not a call."""
 _WRAPPERS = re.compile(r"</?tool_call>|</?function_call>|```(?:json|tool_code|python)?", re.IGNORECASE)
 _ARGUMENT_KEYS = ("arguments", "parameters", "args", "input")
 _MAX_OBJECTS = 50  # bounds the scan on long answers
@@ -23,7 +26,9 @@ def looks_like_unparsed_tool_call(text: str | None, tool_names: Iterable[str] | 
     """True when ``text`` holds a JSON tool call: ``{"name": ..., "arguments": {...}}`` and its
     usual variants (``parameters``, an OpenAI ``{"function": {...}}`` or ``{"tool_calls": [...]}``
     object, a list of calls, fenced or wrapped in ``<tool_call>`` tags), or llama-cpp-python's
-    ``functions.<name>:`` form. With ``tool_names``, the named function must be one of them.
+    ``functions.<name>:`` form, or the tag-line form ``[<name>] {arguments}`` small models copy from
+    the host's derived messages (never a derived tag itself). With ``tool_names``, the named
+    function must be one of them.
     """
     if not text or not text.strip():
         return False
@@ -32,6 +37,14 @@ def looks_like_unparsed_tool_call(text: str | None, tool_names: Iterable[str] | 
     if prefix:
         name = prefix.group(0).strip()[len("functions."):-1].strip()
         return names is None or name in names
+    bracket = _BRACKET_PREFIX.match(text)
+    if bracket and bracket.group(1) not in DERIVED_TAGS and (names is None or bracket.group(1) in names):
+        try:
+            value, _ = json.JSONDecoder().raw_decode(text, bracket.end())
+        except ValueError:
+            value = None
+        if isinstance(value, dict):
+            return True
     return any(_is_call(obj, names) for obj in _json_values(_WRAPPERS.sub(" ", text)))
 
 

@@ -16,9 +16,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from harness.analysis import (
     BaselineComparison,
     Comparison,
+    FailureMode,
     Finding,
     ModelKind,
     StageStatus,
+    mode_counts,
     pass_hat_ks,
     wilson_interval,
 )
@@ -141,7 +143,10 @@ class TrialReport(_Model):
     transcript: str | None = Field(None, description="transcripts/<group>/<stage>/<repeat>.jsonl, run-relative.")
     startedAt: datetime | None = None
     finishedAt: datetime | None = None
-    error: str | None = Field(None, description="Why an error or skipped trial ended.")
+    error: str | None = Field(None, description="Why an error or skipped trial ended, or which checks failed.")
+    failureMode: FailureMode | None = Field(
+        None, description="Why a failed trial failed, by the classifier of harness.analysis (null unless failed).")
+    failureDetail: str | None = Field(None, description="The turn and the answer or check the failure mode rests on.")
     runs: list[RunReport] = Field(default_factory=list)
     checks: list[CheckResult] = Field(default_factory=list)
     metrics: TrialMetrics = TrialMetrics()
@@ -165,6 +170,8 @@ class StageReport(_Model):
     status: StageStatus
     passHatK: dict[int, float] = Field(default_factory=dict, description="k → pass^k over the verdict trials.")
     passRate: PassRate
+    failureModes: dict[str, int] = Field(
+        default_factory=dict, description="failure mode → failed trials of this group and stage.")
     trials: list[TrialReport] = Field(default_factory=list)
     metrics: TrialMetrics = TrialMetrics()
 
@@ -177,6 +184,7 @@ class StageReport(_Model):
         metrics = sum((t.metrics for t in trials), TrialMetrics())
         return cls(id=stage_id, label=label, addition=addition, status=status,
                    passHatK=pass_hat_ks(passes, len(verdicts)), passRate=PassRate.of(passes, len(verdicts)),
+                   failureModes=mode_counts([t.failureMode for t in trials if t.status == "failed"]),
                    trials=trials, metrics=metrics)
 
 

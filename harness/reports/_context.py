@@ -31,7 +31,8 @@ def _cell(stage: dict[str, Any]) -> dict[str, Any]:
     ks = stage.get("passHatK") or {}
     return {"status": stage.get("status", "not_reached"), "passes": rate.get("passes"), "n": rate.get("n"),
             "wilson": _interval(rate.get("wilson95")),
-            "passHatK": ", ".join(f"k={k}: {v:.2f}" for k, v in ks.items() if v is not None)}
+            "passHatK": ", ".join(f"k={k}: {v:.2f}" for k, v in ks.items() if v is not None),
+            "failureModes": ", ".join(f"{mode} ×{n}" for mode, n in (stage.get("failureModes") or {}).items())}
 
 
 def headline(report: dict[str, Any]) -> dict[str, Any]:

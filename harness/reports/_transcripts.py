@@ -142,7 +142,9 @@ def trial_views(report: dict[str, Any], transcripts: dict[str, list[dict[str, An
                 anchors = _Anchors(tid, used)
                 snaps = [_snapshot(s, anchors) for s in transcripts.get(tid, [])]
                 out.append({"id": tid, "anchor": anchor("trial", tid), "group": group.get("id"),
-                            "stage": stage.get("id"), "status": trial.get("status"), "reason": trial.get("reason"),
+                            "stage": stage.get("id"), "status": trial.get("status"),
+                            "reason": trial.get("error") or trial.get("reason"),
+                            "failureMode": trial.get("failureMode"), "failureDetail": trial.get("failureDetail"),
                             "runs": trial.get("runs", []), "snapshots": snaps,
                             "checks": [_linked(c, anchors.targets) for c in trial.get("checks", [])]})
     return out

@@ -51,6 +51,8 @@ class CallMetric(_Model):
     requestSha256: str
     snapshotId: str
     segments: dict[str, int] = Field(default_factory=dict)
+    finishReason: str | None = None
+    """The provider's finish reason (``stop``, ``tool_calls``, ``length`` when cut at the output cap)."""
 
 
 class TrialMetrics(_Model):
@@ -75,7 +77,11 @@ class TrialRecord(_Model):
     attempt: int = 0
     status: TrialStatus
     reason: str | None = None
-    """Why a trial is an error or was skipped (the run error, the stop reason)."""
+    """Why a trial is an error or was skipped (the run error, the stop reason), or which checks failed."""
+    failureMode: str | None = None
+    """A failed trial's failure mode (``harness.analysis.FAILURE_MODES``); null for any other status."""
+    failureDetail: str | None = None
+    """What the classifier saw: the turn and the answer or check behind the mode."""
     sessionId: str | None = None
     startedAt: str | None = None
     finishedAt: str | None = None

@@ -76,7 +76,8 @@ def _trial(r: TrialRecord) -> TrialReport:
     return TrialReport(
         id=r.id, repeat=r.repeat, attempt=r.attempt, status=r.status, sessionId=r.sessionId,
         transcript=transcript_path(r) if r.sessionId else None, startedAt=r.startedAt, finishedAt=r.finishedAt,
-        error=r.reason, runs=runs, checks=r.checks,
+        error=r.reason, failureMode=r.failureMode, failureDetail=r.failureDetail,  # type: ignore[arg-type]
+        runs=runs, checks=r.checks,
         metrics=_metrics(r.metrics))
 
 

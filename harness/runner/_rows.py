@@ -32,7 +32,8 @@ def table_rows(experiment: ExperimentRow, records: list[TrialRecord]) -> dict[st
         base = {"experiment_id": eid, "trial_id": r.id}
         tables["trials"].append(TrialRow(
             **base, group_id=r.group, stage_id=r.stage, repeat=r.repeat, attempt=r.attempt, status=r.status,
-            session_id=r.sessionId, started_at=_time(r.startedAt), finished_at=_time(r.finishedAt)))
+            session_id=r.sessionId, started_at=_time(r.startedAt), finished_at=_time(r.finishedAt),
+            failure_mode=r.failureMode, failure_detail=r.failureDetail))
         for turn, run in enumerate(r.runs, 1):
             tables["runs"].append(RunRow(**base, run_id=run.run_id, turn=turn, status=run.status, steps=run.steps,
                                          final_answer=run.final_answer))

@@ -16,6 +16,7 @@ from harness.plan import StageSpec
 
 from ._budget import StopRequested
 from ._checks import TrialView, trial_check, turn_check
+from ._diagnose import diagnose
 from ._records import CallMetric, CheckResult, ToolCallMetric, TrialMetrics, TrialRecord, trial_id
 from ._repeats import mark_calls
 
@@ -57,6 +58,9 @@ async def run_trial(engine: Engine, group: str, stage: StageSpec, repeat: int, a
             status = "failed"
             reason = "; ".join(f"{c.name}: {c.detail}" for c in record.checks if c.result == "failed")
     record.status, record.reason, record.finishedAt = status, reason, now()
+    if status == "failed":
+        diagnosis = diagnose(record, view.snapshots)
+        record.failureMode, record.failureDetail = diagnosis.mode, diagnosis.detail
     return record
 
 
@@ -116,6 +120,7 @@ def call_metric(snap: dict[str, Any]) -> CallMetric:
     usage = snap.get("usage") or {}
     error = snap.get("error")
     retries = snap.get("retries") or []
+    finish = (snap.get("response") or {}).get("finishReason")
     return CallMetric(
         seq=int(snap["seq"]), runId=str(snap.get("runId") or ""), role=str(snap.get("role")),
         model=str(snap.get("model")), inputTokens=int(usage.get("input_tokens", 0)),
@@ -124,4 +129,4 @@ def call_metric(snap: dict[str, Any]) -> CallMetric:
         retries=len(retries) if isinstance(retries, list) else int(retries),
         status=str(error.get("kind")) if isinstance(error, dict) else "ok",
         requestSha256=str(snap.get("requestSha256") or ""), snapshotId=str(snap["id"]),
-        segments=dict(snap.get("segments") or {}))
+        segments=dict(snap.get("segments") or {}), finishReason=str(finish) if finish else None)

@@ -2,12 +2,14 @@
 
 When the request ends with an assistant message that is not a tool call (the trailing
 ``[context_state]`` of placement A and of unified@2), the model treats it as a prefill and
-continues that message instead of answering the user. The continuation is a status sentence about
-the window, never an answer. Otherwise it behaves as the oracle.
+continues that message instead of answering the user: like the small real model recorded under
+llama.cpp (which returned the state block itself), it writes the block's JSON out again and goes
+on about the window, never answering. Otherwise it behaves as the oracle.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ._oracle import Oracle, to_reply
@@ -21,7 +23,8 @@ def continuation(message: dict[str, Any]) -> str:
         window = state.get("windowId") or "?"
         entered = state.get("enteredFrom")
         origin = f"，从 {entered} 进入" if entered else ""
-        return f"（续）当前执行位置：窗口 {window}，状态 {state.get('status') or '?'}{origin}。继续在该窗口工作。"
+        body = json.dumps(state, ensure_ascii=False)
+        return f"{body}\n当前执行位置：窗口 {window}，状态 {state.get('status') or '?'}{origin}。继续在该窗口工作。"
     return "（续）继续上文。"
 
 

@@ -13,6 +13,11 @@ from tests.harness.runner._run import ALL_PASS, outcomes, plan_data, query, run_
 NOT_REACHED = {"tool_continuation": "not_reached", "conversation": "not_reached"}
 
 
+def _stage(outcome, group: str, stage: str):  # type: ignore[no-untyped-def]
+    g = next(g for g in outcome.report.groups if g.id == group)
+    return next(s for s in g.stages if s.id == stage)
+
+
 def _checks(outcome, group: str, stage: str) -> list[dict[str, str]]:  # type: ignore[no-untyped-def]
     g = next(g for g in outcome.report.groups if g.id == group)
     s = next(s for s in g.stages if s.id == stage)
@@ -20,7 +25,7 @@ def _checks(outcome, group: str, stage: str) -> list[dict[str, str]]:  # type: i
 
 
 def test_prefill_continuer_implicates_trailing_assistant_not_separable_at_n3(tmp_path: Path) -> None:
-    outcome = run_plan(tmp_path / "run", "scripted/prefill-continuer", concurrency=16)
+    outcome = run_plan(tmp_path / "run", "scripted/prefill-continuer", concurrency=16, render=True)
     expected = dict(ALL_PASS)
     expected["A"] = {"simple": "failed", **NOT_REACHED}
     expected["v2"] = {"simple": "failed", **NOT_REACHED}
@@ -33,6 +38,19 @@ def test_prefill_continuer_implicates_trailing_assistant_not_separable_at_n3(tmp
     assert (b.groupPasses, b.groupN, b.controlPasses, b.controlN) == (3, 3, 0, 3)
     assert round(simple["B"].fisherP, 2) == 0.10 and simple["B"].separable is False
     assert "not separable" in simple["B"].statement
+    # issue 11 must-show 3: the failures are explained, in report.json, DuckDB and report.md
+    for group in ("A", "v2"):
+        stage = _stage(outcome, group, "simple")
+        failed = [t for t in stage.trials if t.status == "failed"]
+        assert len(failed) == 3 and all(t.failureMode == "state_echo" for t in failed)
+        assert all("context_state" in (t.failureDetail or "") for t in failed)
+        assert stage.failureModes == {"state_echo": 3}
+    assert sorted(query(outcome.run_dir, "SELECT group_id, failure_mode, count(*) FROM trials "
+                                         "WHERE status = 'failed' GROUP BY ALL ORDER BY ALL")) == [
+        ("A", "state_echo", 3), ("v2", "state_echo", 3)]
+    assert query(outcome.run_dir, "SELECT count(*) FROM trials WHERE status <> 'failed' "
+                                  "AND failure_mode IS NOT NULL")[0][0] == 0
+    assert "failed: state_echo ×3" in (outcome.run_dir / "report.md").read_text(encoding="utf-8")
 
 
 def test_last_user_follower_makes_C_worse_than_control(tmp_path: Path) -> None:
@@ -41,6 +59,8 @@ def test_last_user_follower_makes_C_worse_than_control(tmp_path: Path) -> None:
     expected["C"] = {"simple": "failed", **NOT_REACHED}
     assert outcomes(outcome) == expected
     assert outcome.report.findings[0].rule.endswith("placement-worse-than-control")
+    # it answers the state block as if it were the request: an on-topic-looking wrong answer
+    assert _stage(outcome, "C", "simple").failureModes == {"wrong_answer": 3}
 
 
 def test_stale_intent_corrupts_v1_memory_and_v2_v3_recover_from_mismatch(tmp_path: Path) -> None:
@@ -50,6 +70,7 @@ def test_stale_intent_corrupts_v1_memory_and_v2_v3_recover_from_mismatch(tmp_pat
     assert all(got[g] == {"conversation": "passed"} for g in ("A", "B", "C", "v2", "prefix"))
     v1 = _checks(outcome, "v1", "conversation")[0]
     assert v1["memory_preserved"] == "failed"
+    assert _stage(outcome, "v1", "conversation").failureModes == {"tool_misuse": 2}  # the wrong-window write
     for group in ("A", "B", "C", "v2"):
         for trial in _checks(outcome, group, "conversation"):
             assert trial["window_mismatch_recovered"] == "passed"

@@ -1,0 +1,165 @@
+"""The failure-mode classifier (issue 11) on recorded answers of real shape.
+
+``data/real_answers_qwen05b.json`` holds trial records and transcripts of a real small model
+(Qwen2.5-Coder-0.5B under llama.cpp) on the fixed plan: the state block echoed (llama.cpp returns
+a trailing assistant message as prefill plus continuation), tool descriptions echoed as
+``[name] description``, tool calls written as ``[name] {json}``, answers cut at the output cap.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.analysis import (
+    FAILURE_MODES,
+    CallEvidence,
+    TrialEvidence,
+    TurnEvidence,
+    classify_failure,
+    echo_source,
+    mode_counts,
+)
+from harness.runner import TrialRecord
+from harness.runner._diagnose import diagnose
+
+DATA = json.loads((Path(__file__).parent / "data" / "real_answers_qwen05b.json").read_text(encoding="utf-8"))
+CASES = {(c["run"], c["record"]["id"]): c for c in DATA["cases"]}
+STATE = ('[context_state] Current execution position, derived by the host from the frozen session state for this '
+         'request.\n{"windowId": "main", "status": "active", "revision": 0, "enteredFrom": null, '
+         '"enteredAtUpperBound": 0, "handoffInput": null, "coveredThrough": 0, "toolResultsSinceEntry": 0, '
+         '"recentTools": []}')
+HEADER = ('[context_header] Derived by the host from the session state for this request; not a message of the user '
+          'and not window history.\n{"agent_inputs": {"currency": "CNY", "customer": "ACME"}, "task_memory": null, '
+          '"active_window": {"id": "main", "goal": null, "status": "active", "workingMemory": null}}')
+TOOLS = (("budget_lookup", "Look up a project's budget, amount spent and remaining budget."),
+         ("quote_calculate", "Compute a quote: equipment = unitPrice × quantity, installation = installFeePerUnit × "
+                             "quantity, and the total."))
+DERIVED = (("context_header", HEADER), ("context_state", STATE))
+MISSING_7650 = (("answer_contains", "missing (all) number 7650"),)
+
+
+def _real(run: str, trial: str) -> tuple[TrialRecord, list[dict[str, Any]]]:
+    case = CASES[(run, trial)]
+    return TrialRecord.model_validate(case["record"]), case["snapshots"]
+
+
+@pytest.mark.parametrize(("run", "trial", "mode", "echoed"), [
+    ("fixed plan", "A/simple/1", "state_echo", "context_state"),  # trailing assistant state returned as prefill
+    ("fixed plan", "v2/simple/1", "state_echo", "context_state"),
+    ("fixed plan", "C/simple/1", "state_echo", "context_state"),  # the user-role state copied
+    ("fixed plan", "B/simple/1", "state_echo", "tool:quote_calculate"),  # "[quote_calculate] Compute a quote: …"
+    ("fixed plan", "v1/simple/1", "state_echo", "tool:context_window_complete"),
+    ("fixed plan, failFast off, --stage tool_continuation", "B/tool_continuation/1", "state_echo",
+     "tool:budget_lookup"),
+    ("fixed plan, failFast off, --stage tool_continuation", "v1/tool_continuation/1", "state_echo",
+     "context_header"),  # "[quote_calculate] Derived by the host from the session state …": the header's lead
+    ("fixed plan", "prefix/conversation/1", "tool_call_as_text", None),  # '[quote_calculate] {"unitPrice": 2000, …}'
+    ("fixed plan, maxOutputTokensPerCall 24", "v1/simple/1", "state_echo", "tool:context_window_complete"),
+    ("fixed plan, maxOutputTokensPerCall 10, prefix in simple", "prefix/simple/1", "state_echo", "context_header"),
+])
+def test_recorded_real_answers_get_their_mode(run: str, trial: str, mode: str, echoed: str | None) -> None:
+    record, snapshots = _real(run, trial)
+    assert record.status == "failed"
+    diagnosis = diagnose(record, snapshots)
+    assert (diagnosis.mode, diagnosis.echoed) == (mode, echoed)
+    assert diagnosis.turn == 1 and diagnosis.detail.startswith("turn 1: ")
+
+
+def test_a_length_cut_is_named_beside_the_echo_it_cut() -> None:
+    record, snapshots = _real("fixed plan, maxOutputTokensPerCall 10, prefix in simple", "prefix/simple/1")
+    assert snapshots[-1]["response"]["finishReason"] == "length"
+    assert "cut at the output cap" in diagnose(record, snapshots).detail
+
+
+def test_the_diagnosis_is_a_function_of_the_record_and_transcript_only() -> None:
+    """Rescoring a finished run reads trials.jsonl and the transcripts: same input, same mode."""
+    record, snapshots = _real("fixed plan", "A/simple/1")
+    again = TrialRecord.model_validate_json(record.model_dump_json())
+    assert diagnose(again, json.loads(json.dumps(snapshots))) == diagnose(record, snapshots)
+
+
+def _turn(answer: str | None, **kw: Any) -> TurnEvidence:
+    kw.setdefault("failed_checks", MISSING_7650)
+    return TurnEvidence(turn=kw.pop("turn", 1), answer=answer, status=kw.pop("status", "completed"),
+                        derived=kw.pop("derived", DERIVED), tools=kw.pop("tools", TOOLS), **kw)
+
+
+def _mode(*turns: TurnEvidence, **kw: Any) -> str:
+    return classify_failure(TrialEvidence(turns=turns, **kw)).mode
+
+
+def test_truncated_when_an_on_topic_answer_stops_at_the_output_cap() -> None:
+    cut = "项目预算 12000 元，已支出 4350 元，剩余预算为 12000 − 4350 ="
+    assert _mode(_turn(cut, finish_reason="length")) == "truncated"
+    assert _mode(_turn("", finish_reason="length")) == "truncated"
+
+
+def test_tool_calls_written_as_text_in_the_usual_real_shapes() -> None:
+    for text in ('[budget_lookup] {"projectId": "P-17"}',
+                 '<tool_call>\n{"name": "budget_lookup", "arguments": {"projectId": "P-17"}}\n</tool_call>',
+                 '```json\n{"name": "quote_calculate", "arguments": {"unitPrice": 2000, "quantity": 3}}\n```'):
+        assert _mode(_turn(text)) == "tool_call_as_text", text
+
+
+def test_a_continued_state_json_is_an_echo_even_without_its_tag() -> None:
+    continued = ('{"windowId": "main", "status": "active", "revision": 0, "enteredFrom": null}\n'
+                 "当前执行位置：窗口 main，状态 active。继续在该窗口工作。")
+    assert echo_source(continued, DERIVED, TOOLS) == "context_state"
+    assert echo_source('"toolResultsSinceEntry": 0, "recentTools": []}', DERIVED, TOOLS) == "context_state"
+
+
+@pytest.mark.parametrize("answer", [
+    "剩余预算 7650 元（12000 − 4350）。",
+    "项目 P-17：预算 9000 元，已支出 6900 元，剩余预算 2100 元。",
+    "The remaining budget is 7,650 CNY (12,000 − 4,350).",
+    "报价总价 6900 元，在 9000 元预算内（剩余 2100 元），已有报价未覆写。",
+])
+def test_ordinary_answers_are_no_echo(answer: str) -> None:
+    assert echo_source(answer, DERIVED, TOOLS) is None
+
+
+def test_wrong_answer_when_an_answer_is_complete_and_on_topic_but_wrong() -> None:
+    assert _mode(_turn("剩余预算 7560 元。", finish_reason="stop")) == "wrong_answer"
+
+
+def test_no_answer_step_limit_and_tool_error_streak() -> None:
+    assert _mode(_turn("", finish_reason="stop")) == "no_answer"
+    assert _mode(_turn(None, status="step_limit", error="no final answer within 12 steps")) == "step_limit"
+    streak = _turn(None, status="error", error_class="model", error="6 consecutive failing tool calls (X-32)",
+                   calls=(CallEvidence("budget_lookup", False, "invalid_arguments"),) * 6)
+    diagnosis = classify_failure(TrialEvidence(turns=(streak,)))
+    assert diagnosis.mode == "tool_misuse" and "invalid_arguments" in diagnosis.detail
+
+
+def test_tool_misuse_when_the_stage_tool_was_not_called_but_another_was() -> None:
+    turn = _turn("剩余预算 2100 元。", failed_checks=(("tool_called", "budget_lookup called 0 time(s), expected 1…∞"),),
+                 calls=(CallEvidence("quote_calculate", True),))
+    diagnosis = classify_failure(TrialEvidence(turns=(turn,)))
+    assert diagnosis.mode == "tool_misuse" and "called quote_calculate" in diagnosis.detail
+
+
+def test_the_first_failing_turn_decides() -> None:
+    ok = _turn("报价完成：总价 6900 元。", failed_checks=())
+    cut = _turn("安装排期：2026-10-16 至", turn=2, finish_reason="length",
+                failed_checks=(("answer_contains", "missing (all) date 10-19"),))
+    echo = _turn(STATE, turn=3)
+    diagnosis = classify_failure(TrialEvidence(turns=(ok, cut, echo)))
+    assert (diagnosis.mode, diagnosis.turn) == ("truncated", 2)
+
+
+def test_trial_check_failures_wrong_window_write_host_checks_and_not_exercised() -> None:
+    ok = _turn("报价完成：总价 6900 元。", failed_checks=())
+    memory = (("memory_preserved", "after turn 3 window/alpha holds forbidden ['2026-10-16']"),)
+    assert _mode(ok, failed_trial_checks=memory) == "tool_misuse"
+    assert _mode(ok, failed_trial_checks=(("fold_readback", "f1: read back 10 characters that differ"),)) == "other"
+    assert _mode(ok, not_exercised=(("fold_readback", "the trial made no fold"),)) == "not_exercised"
+
+
+def test_mode_counts_follow_the_documented_order() -> None:
+    assert mode_counts(["wrong_answer", "state_echo", None, "state_echo"]) == {"state_echo": 2, "wrong_answer": 1}
+    assert set(FAILURE_MODES) >= {"state_echo", "tool_call_as_text", "truncated", "wrong_answer", "tool_misuse",
+                                  "no_answer", "step_limit", "other"}
