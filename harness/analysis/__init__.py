@@ -24,12 +24,14 @@ from ._models import (
     StageStatus,
 )
 from ._stats import ALPHA, Z_95, fisher_p, pass_hat_k, pass_hat_ks, separable, wilson_interval
+from ._sweep import ModelEvidence, StageOutcome, SweepFinding, cross_model_findings
 
 __all__ = [
     "ALPHA", "FAILURE_MODES", "RULES", "Z_95",
     "BaselineComparison", "CallEvidence", "Comparison", "ConversationOutcome", "Counts", "Diagnosis", "FailureMode",
-    "Finding", "FindingsResult", "ModelKind", "StageStatus", "TrialEvidence", "TurnEvidence",
+    "Finding", "FindingsResult", "ModelEvidence", "ModelKind", "StageOutcome", "StageStatus", "SweepFinding",
+    "TrialEvidence", "TurnEvidence",
     "anomaly_verdict", "classify_failure", "compare", "compare_with_baseline", "compare_with_control",
-    "derive_findings",
+    "cross_model_findings", "derive_findings",
     "echo_source", "fisher_p", "mode_counts", "pass_hat_k", "pass_hat_ks", "separable", "wilson_interval",
 ]

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -30,6 +31,7 @@ app = typer.Typer(
 EXIT_OK, EXIT_DEFECT, EXIT_INVALID, EXIT_STOPPED = 0, 1, 2, 3
 
 err_console = Console(stderr=True, soft_wrap=True)
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def plain(text: object) -> str:
@@ -52,6 +54,22 @@ def user_errors() -> Iterator[None]:
         yield
     except (InvalidInput, OptionsError, ProjectionError) as exc:
         fail(str(exc))
+
+
+def reflow_help(function: F) -> F:
+    """Join the wrapped lines of each docstring paragraph, so ``--help`` wraps them to the terminal
+    instead of keeping the source's line breaks (typer keeps them). A paragraph of "- " list items
+    stays as written."""
+    text = inspect.cleandoc(function.__doc__ or "")
+    paragraphs = []
+    for paragraph in text.split("\n\n"):
+        lines = paragraph.splitlines()
+        if any(line.lstrip().startswith("- ") for line in lines):
+            paragraphs.append(paragraph)
+        else:
+            paragraphs.append(" ".join(line.strip() for line in lines))
+    function.__doc__ = "\n\n".join(paragraphs)
+    return function
 
 
 def print_json(data: Any) -> None:

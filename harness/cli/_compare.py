@@ -59,13 +59,35 @@ def comparison_table(runs: list[RunSummary]) -> Table:
 
 @app.command("compare")
 def compare_cmd(
-    runs: Annotated[list[str], typer.Argument(metavar="DIR...", help="Run directories (each with metrics.duckdb).")],
+    runs: Annotated[list[str], typer.Argument(metavar="DIR...", help="Run directories (each with metrics.duckdb), or "
+                                                                       "sweep directories (one column per model).")],
     as_json: bool = typer.Option(False, "--json", help="Print the summaries as JSON."),
 ) -> None:
-    """Compare runs: attach each metrics.duckdb and print one group × stage table."""
+    """Compare runs: attach each metrics.duckdb and print one group × stage table.
+
+    A sweep directory (`harness run PLAN --model M1 --model M2 --out D`) gives one column per model.
+    """
     with user_errors():
         summaries = load_runs(list(runs))
     if as_json:
-        print_json([{"label": s.label, "path": str(s.path), "rows": s.rows} for s in summaries])
+        print_json([{"label": s.label, "path": str(s.path), "rows": s.rows, "cachedCalls": s.cached[0],
+                     "calls": s.cached[1]} for s in summaries])
         return
-    Console().print(comparison_table(summaries))
+    console = Console()
+    console.print(comparison_table(summaries))
+    for note in cache_notes(summaries):
+        console.print(f"note: {note}", markup=False, soft_wrap=True)
+
+
+def cache_notes(runs: list[RunSummary]) -> list[str]:
+    """A comparison mixing responses from the response cache with live calls says so."""
+    cached = [r for r in runs if r.cached[0]]
+    if not cached:
+        return []
+    live = [r for r in runs if r.cached[0] < r.cached[1]]
+    text = "responses from the response cache (no model call, $0): " + ", ".join(
+        f"{r.label} {r.cached[0]} of {r.cached[1]}" for r in cached)
+    if live:
+        text += ("; this table mixes cached and live responses: USD and latency are not comparable between them, "
+                 "and cached responses repeat recorded ones rather than sampling anew")
+    return [text]

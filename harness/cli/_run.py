@@ -7,17 +7,18 @@ Exit codes: 0 the experiment ran to its end (whatever the verdicts), 2 invalid i
 from __future__ import annotations
 
 import asyncio
-import traceback
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from harness.plan import Plan, PlanError, load_plan
+from harness.report import is_sweep
 from harness.runner import (
     PriceUnknown,
     ResumeRefused,
     RunDir,
+    RunOutcome,
     RunRequest,
     Settings,
     default_out_dir,
@@ -26,8 +27,9 @@ from harness.runner import (
     prepare_prices,
 )
 
-from ._app import EXIT_DEFECT, EXIT_INVALID, EXIT_OK, EXIT_STOPPED, app, err_console, fail
-from ._run_view import Progress, dry_run, summary
+from ._app import EXIT_INVALID, EXIT_OK, EXIT_STOPPED, app, err_console, fail, reflow_help
+from ._run_sweep import DOC_CACHE, DOC_MODEL, run_sweep
+from ._run_view import Progress, dry_run, guarded, summary
 
 _DOC_PRICE = "Price of a model in USD per million tokens: MODEL=IN,OUT[,CACHED] (overrides the plan and litellm)."
 
@@ -59,9 +61,10 @@ def _check_selection(plan: Plan, groups: list[str] | None, stages: list[str] | N
 
 
 @app.command("run")
+@reflow_help
 def run_cmd(
     plan_path: str = typer.Argument(..., metavar="PLAN", help="The experiment plan JSON file."),
-    model: str | None = typer.Option(None, "--model", help="Agent model (litellm string); default: the plan's."),
+    model: Annotated[list[str] | None, typer.Option("--model", help=DOC_MODEL)] = None,
     maintainer_model: str | None = typer.Option(None, "--maintainer-model",
                                                 help="Maintainer model; default: the agent's."),
     api_base: str | None = typer.Option(None, "--api-base", help="OpenAI-compatible base URL (no credentials)."),
@@ -74,8 +77,25 @@ def run_cmd(
     max_usd: float | None = typer.Option(None, "--max-usd", min=0.0, help="USD cap (overrides the plan's)."),
     price: Annotated[list[str] | None, typer.Option("--price", help=_DOC_PRICE)] = None,
     dry: bool = typer.Option(False, "--dry-run", help="Validate and show what would run; call no model."),
+    cache: Annotated[Path | None, typer.Option("--cache", help=DOC_CACHE)] = None,
 ) -> None:
-    """Run an experiment plan: staged groups, budgets, checks, report.json and metrics.duckdb."""
+    """Run an experiment plan: staged groups, budgets, checks, report.json and metrics.duckdb.
+
+    One --model runs the plan into one run directory. Several --model options make a model sweep:
+    the plan runs once per model, one after another, into one sweep directory D (--out): D/<model>/
+    is each model's ordinary run directory, D/sweep.json, D/sweep.html and D/sweep.md hold the
+    model × group × stage table and the findings across models. The budget (the plan's, or
+    --max-usd) is shared by the whole sweep; every model's price is checked before the first call.
+    --resume D continues a sweep as it continues a run.
+
+    --cache DIR answers a request asked before (same model, messages, tools, sampling, repeat)
+    from DIR instead of calling the model: a second identical run costs nothing. Cached responses
+    are marked in the calls and the report and never count as spent.
+
+    Exit codes: 0 the experiment ran to its end (whatever the verdicts); 2 invalid input or usage
+    (nothing ran); 3 stopped early (budget, stop condition, interrupt; the report is still written,
+    --resume continues it); 1 an internal defect of the harness.
+    """
     try:
         plan, sha256 = load_plan(plan_path)
     except PlanError as exc:
@@ -84,13 +104,24 @@ def run_cmd(
     _check_selection(plan, group, stage)
     if out is not None and resume is not None and out != resume:
         fail("--out and --resume name different directories; --resume continues the run where it is")
+    if len(model or []) > 1 or (resume is not None and is_sweep(resume)):
+        try:
+            prices = dict(parse_price(p) for p in price or [])
+        except ValueError as exc:
+            fail(str(exc))
+        settings = Settings(agent_model="-", maintainer_model="-", api_base=api_base or plan.models.apiBase,
+                            groups=group or None, stages=stage or None, concurrency=concurrency, cache_dir=cache)
+        base = RunRequest(plan=plan, plan_sha256=sha256, plan_path=plan_path, settings=settings,
+                          out_dir=resume or out or default_out_dir(plan), max_usd=max_usd, cli_prices=prices)
+        raise typer.Exit(run_sweep(base, model or [], maintainer_model, resume is not None, dry))
+    model_name = model[0] if model else None
     manifest = {}
     if resume is not None:
         try:
             manifest = RunDir(resume).check_resume(sha256)
         except ResumeRefused as exc:
             fail(str(exc))
-    agent = model or manifest.get("agentModel") or plan.models.agent
+    agent = model_name or manifest.get("agentModel") or plan.models.agent
     maintainer = maintainer_model or manifest.get("maintainerModel") or plan.models.maintainer or agent
     if resume is not None and (agent, maintainer) != (manifest.get("agentModel"), manifest.get("maintainerModel")):
         fail(f"{resume} ran {manifest.get('agentModel')} / {manifest.get('maintainerModel')}; a resumed run keeps "
@@ -103,7 +134,7 @@ def run_cmd(
         fail(str(exc))
     settings = Settings(agent_model=agent, maintainer_model=maintainer,
                         api_base=api_base or manifest.get("apiBase") or plan.models.apiBase,
-                        groups=group or None, stages=stage or None, concurrency=concurrency)
+                        groups=group or None, stages=stage or None, concurrency=concurrency, cache_dir=cache)
     request = RunRequest(plan=plan, plan_sha256=sha256, plan_path=plan_path, settings=settings,
                          out_dir=resume or out or default_out_dir(plan), resume=resume is not None,
                          max_usd=max_usd, cli_prices=prices)
@@ -120,18 +151,13 @@ def run_cmd(
 
 def _execute(request: RunRequest) -> int:
     progress = Progress(request)
-    try:
+
+    def work() -> RunOutcome:
         with progress:
-            outcome = asyncio.run(execute(request, on_trial=progress.on_trial))
-    except (ResumeRefused, PriceUnknown) as exc:
-        err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
-        return EXIT_INVALID
-    except KeyboardInterrupt:
-        err_console.print(f"interrupted twice: aborted; resume with --resume {request.out_dir}", markup=False)
-        return EXIT_STOPPED
-    except Exception:  # a host defect: say so, with the traceback, and exit 1 (O-24)
-        err_console.print("internal error (a harness defect, please report it):", markup=False)
-        err_console.print(traceback.format_exc(), markup=False, highlight=False)
-        return EXIT_DEFECT
+            return asyncio.run(execute(request, on_trial=progress.on_trial))
+
+    outcome = guarded(work, request.out_dir)
+    if isinstance(outcome, int):
+        return outcome
     summary(outcome)
     return EXIT_STOPPED if outcome.stop_reason else EXIT_OK

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
@@ -10,12 +13,14 @@ from rich.progress import Progress as RichProgress
 from rich.table import Table
 
 from harness.business_tools import BusinessTools
-from harness.runner import PriceTable, RunOutcome, RunRequest, TrialRecord
+from harness.runner import PriceTable, PriceUnknown, ResumeRefused, RunOutcome, RunRequest, TrialRecord
 from protocols import AgentConfig, FrozenView, MessageDraft, new_run_id, resolve
 from protocols.store import MemoryStore
 
-from ._app import plain
+from ._app import EXIT_DEFECT, EXIT_INVALID, EXIT_STOPPED, err_console, plain
 from ._validate import planned_trials, summary_table
+
+T = TypeVar("T")
 
 console = Console()
 _COLOURS = {"passed": "green", "failed": "red", "inconclusive": "yellow", "skipped": "grey50",
@@ -77,16 +82,40 @@ def summary(outcome: RunOutcome) -> None:
         console.print(f"[bold]finding[/] {plain(finding['rule'])}: {plain(finding['statement'])}", soft_wrap=True)
         console.print(f"  does not show: {finding['doesNotShow']}", markup=False, soft_wrap=True)
     spent = report["budget"]["spent"]
-    console.print(f"spent ${spent['usd']:.4f}, {spent['llmCalls']} calls, "
+    n_cached = spent.get("cachedResponses")
+    cached = f" ({n_cached} responses from the cache, not counted)" if n_cached else ""
+    console.print(f"spent ${spent['usd']:.4f}, {spent['llmCalls']} model calls{cached}, "
                   f"{spent['inputTokens'] + spent['outputTokens']:,} tokens, {spent['wallSeconds']:.1f} s",
                   markup=False)
-    if outcome.render_error:
-        console.print(f"report.html / report.md not rendered ({outcome.render_error}); "
-                      f"try `harness report {outcome.run_dir}`", markup=False, soft_wrap=True)
-    console.print(f"report: {outcome.run_dir / 'report.json'}", markup=False, soft_wrap=True)
-    html = outcome.run_dir / "report.html"
+    where(outcome.run_dir, "report", outcome.render_error)
+
+
+def where(directory: Path, name: str, render_error: str | None) -> None:
+    """Where the written report is (``name``.json, ``name``.html), and a rendering failure if any."""
+    if render_error:
+        console.print(f"{name}.html / {name}.md not rendered ({render_error}); try `harness report {directory}`",
+                      markup=False, soft_wrap=True)
+    console.print(f"{name}: {directory / (name + '.json')}", markup=False, soft_wrap=True)
+    html = directory / f"{name}.html"
     if html.exists():
         console.print(f"open in a browser: {html.resolve().as_uri()}", markup=False, soft_wrap=True)
+
+
+def guarded(work: Callable[[], T], out_dir: Path) -> T | int:
+    """``work()``, or the exit code of why it did not finish (O-24): a refused resume or an unknown
+    price is the caller's (2), a second Ctrl-C stops (3), anything else is a harness defect (1)."""
+    try:
+        return work()
+    except (ResumeRefused, PriceUnknown) as exc:
+        err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
+        return EXIT_INVALID
+    except KeyboardInterrupt:
+        err_console.print(f"interrupted twice: aborted; continue with --resume {out_dir}", markup=False)
+        return EXIT_STOPPED
+    except Exception:  # a host defect: say so, with the traceback, and exit 1 (O-24)
+        err_console.print("internal error (a harness defect, please report it):", markup=False)
+        err_console.print(traceback.format_exc(), markup=False, highlight=False)
+        return EXIT_DEFECT
 
 
 def _first_request_tokens(request: RunRequest) -> int:

@@ -262,7 +262,7 @@ class _Run:
                          "finishReason": output.finish_reason},
             "error": None, "usage": output.usage.model_dump(), "usd": output.usd, "priceKnown": output.price_known,
             "latencyMs": output.latency_ms, "retries": [r.model_dump() for r in output.retries],
-            "providerRequest": output.provider_request,
+            "providerRequest": output.provider_request, "cacheKey": output.cache_key,
         })
         self.snapshot_ids.append(snap)
         self.calls.append(CallRecord(

@@ -22,6 +22,8 @@ class RunSummary:
     rows: list[dict[str, Any]]
     stage_order: list[str]
     group_order: list[str]
+    cached: tuple[int, int] = (0, 0)
+    """(responses served from the response cache, all calls)."""
 
 
 def metrics_path(run: str | Path) -> Path:
@@ -40,12 +42,44 @@ def _label(con: duckdb.DuckDBPyConnection, alias: str, db: Path) -> str:
     return label or (f"{name} ({model})" if model else name)
 
 
+def expand_sweeps(runs: list[str | Path]) -> list[tuple[Path, str | None]]:
+    """Run directories, a sweep directory standing for each of its models' runs (labelled by model)."""
+    from harness.report import is_sweep, read_sweep  # the sweep model lives with report.json's
+
+    out: list[tuple[Path, str | None]] = []
+    sweeps = [Path(r) for r in runs if is_sweep(Path(r))]
+    for run in runs:
+        path = Path(run)
+        if not is_sweep(path):
+            out.append((path, None))
+            continue
+        for member in read_sweep(path).models:
+            if member.status in ("not_run", "pending") and not (path / member.slug / METRICS_FILE).exists():
+                continue
+            label = member.model if len(sweeps) == 1 else f"{member.model} ({path.name})"
+            out.append((path / member.slug, label))
+    return out
+
+
+def _cached_calls(con: duckdb.DuckDBPyConnection, alias: str) -> tuple[int, int]:
+    columns = {r[0] for r in con.execute(
+        f"SELECT column_name FROM information_schema.columns WHERE table_catalog = '{alias}' "
+        "AND table_name = 'llm_calls'").fetchall()}
+    if "cached" not in columns:  # written before the response cache existed
+        row = con.execute(f"SELECT 0, count(*) FROM {alias}.llm_calls").fetchone()
+    else:
+        row = con.execute(f"SELECT count(*) FILTER (WHERE cached), count(*) FROM {alias}.llm_calls").fetchone()
+    return (int(row[0]), int(row[1])) if row else (0, 0)
+
+
 def load_runs(runs: list[str | Path]) -> list[RunSummary]:
-    """Attach every run's database to one in-memory connection and read its group × stage summary."""
+    """Attach every run's database to one in-memory connection and read its group × stage summary.
+
+    A sweep directory (``harness run --model M1 --model M2``) stands for each of its models' runs."""
     con = duckdb.connect()
     out = []
     try:
-        for i, run in enumerate(runs):
+        for i, (run, label) in enumerate(expand_sweeps(runs)):
             db = metrics_path(run)
             alias = f"run{i}"
             try:
@@ -62,8 +96,8 @@ def load_runs(runs: list[str | Path]) -> list[RunSummary]:
                     f"SELECT {col} FROM {alias}.trials GROUP BY {col} ORDER BY min(rowid), {col}").fetchall()]
                 for col in ("stage_id", "group_id")
             )
-            out.append(RunSummary(label=_label(con, alias, db), path=db, rows=rows, stage_order=stages,
-                                  group_order=groups))
+            out.append(RunSummary(label=label or _label(con, alias, db), path=db, rows=rows, stage_order=stages,
+                                  group_order=groups, cached=_cached_calls(con, alias)))
     finally:
         con.close()
     return out

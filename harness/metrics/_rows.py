@@ -67,6 +67,7 @@ class LlmCallRow(_Row):
     retries: int = 0
     status: str = "ok"
     request_sha256: str | None = None
+    cached: bool = False
 
 
 class RequestSegmentRow(_Row):

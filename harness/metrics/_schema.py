@@ -65,12 +65,18 @@ def m003_trial_failure_mode(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("ALTER TABLE trials ADD COLUMN failure_detail VARCHAR")
 
 
+def m004_cached_responses(con: duckdb.DuckDBPyConnection) -> None:
+    """``llm_calls.cached``: the response came from the response cache (``--cache``), no model was called."""
+    con.execute("ALTER TABLE llm_calls ADD COLUMN cached BOOLEAN NOT NULL DEFAULT false")
+
+
 Migration = tuple[str, Callable[[duckdb.DuckDBPyConnection], None]]
 
 MIGRATIONS: list[Migration] = [
     ("m001_initial", m001_initial),
     ("m002_views", m002_views),
     ("m003_trial_failure_mode", m003_trial_failure_mode),
+    ("m004_cached_responses", m004_cached_responses),
 ]
 
 TABLES: tuple[str, ...] = ("experiments", "trials", "runs", "llm_calls", "request_segments", "tool_calls", "checks")

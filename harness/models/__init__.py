@@ -10,7 +10,7 @@ from ._interface import ChatModel
 from ._litellm import LiteLLMModel
 from ._local import PLACEHOLDER_KEY, is_loopback
 from ._pricing import Prices
-from ._redact import REDACTED, redact, secrets_from_env
+from ._redact import REDACTED, public_api_base, redact, secrets_from_env
 from ._scripted_call import ResolveModel, ScriptedModelLike
 from ._setup import ensure_litellm, scripted_resolver
 from ._types import ModelOutput, ModelRequest, RetryRecord, ToolCallOut, Usage
@@ -35,6 +35,7 @@ __all__ = [
     "looks_like_unparsed_tool_call",
     "make_model",
     "model_capacity",
+    "public_api_base",
     "redact",
     "scripted_resolver",
     "secrets_from_env",

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 REDACTED = "[REDACTED]"
 
@@ -86,3 +87,14 @@ def _walk(obj: Any, secrets: tuple[str, ...]) -> Any:
         items = [_walk(v, secrets) for v in obj]
         return items if isinstance(obj, list) else tuple(items)
     return obj
+
+
+def public_api_base(api_base: str | None) -> str | None:
+    """An API base URL without user info or key/token query parameters: safe to write anywhere (O-30)."""
+    if api_base is None:
+        return None
+    parts = urlsplit(api_base)
+    netloc = (parts.hostname or "") + (f":{parts.port}" if parts.port else "")
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query)
+                       if "key" not in k.lower() and "token" not in k.lower()])
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))

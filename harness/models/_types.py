@@ -99,6 +99,8 @@ class ModelOutput(_Frozen):
     retries: list[RetryRecord] = Field(default_factory=list)
     provider_request: dict[str, Any] | None = None
     raw_response: dict[str, Any] | None = None
+    cache_key: str | None = None
+    """Set when the output was served from the response cache (``--cache``): no model was called."""
 
 
 ErrorKind = Literal["infrastructure", "provider_rejected", "context_window"]

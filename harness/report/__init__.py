@@ -1,6 +1,6 @@
 """report.json (O-2): the versioned model and its write/read helpers."""
 
-from ._json import ReportError, read_report, write_report
+from ._json import ReportError, read_report, write_json_atomic, write_report
 from ._models import (
     SCHEMA_VERSION,
     BudgetReport,
@@ -20,11 +20,22 @@ from ._models import (
     TrialReport,
     TrialStatus,
 )
+from ._sweep import (
+    SWEEP_FILE,
+    SWEEP_SCHEMA_VERSION,
+    SweepBudget,
+    SweepCell,
+    SweepModelRun,
+    SweepReport,
+    is_sweep,
+    read_sweep,
+    write_sweep,
+)
 
 __all__ = [
-    "SCHEMA_VERSION",
+    "SCHEMA_VERSION", "SWEEP_FILE", "SWEEP_SCHEMA_VERSION",
     "BudgetReport", "CheckResult", "GroupReport", "ModelInfo", "PassRate", "PlanRef", "ProtocolInfo", "Report",
     "ReportError", "ReportStatus", "RunReport", "Spent", "StageReport", "ToolCallRecord", "TrialMetrics",
-    "TrialReport", "TrialStatus",
-    "read_report", "write_report",
+    "TrialReport", "TrialStatus", "SweepBudget", "SweepCell", "SweepModelRun", "SweepReport",
+    "is_sweep", "read_report", "read_sweep", "write_json_atomic", "write_report", "write_sweep",
 ]

@@ -20,9 +20,13 @@ class ReportError(InvalidInput):
 
 def write_report(report: Report, path: str | Path) -> Path:
     """Write ``report`` as UTF-8 JSON (two-space indent); readers never see a half-written file."""
+    return write_json_atomic(report.model_dump_json(indent=2) + "\n", path)
+
+
+def write_json_atomic(text: str, path: str | Path) -> Path:
+    """Write ``text`` to ``path`` through a temporary file and a rename, fsynced."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    text = report.model_dump_json(indent=2) + "\n"
     fd, tmp = tempfile.mkstemp(prefix=".report-", suffix=".json", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

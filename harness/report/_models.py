@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Any, Literal
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -24,6 +23,7 @@ from harness.analysis import (
     pass_hat_ks,
     wilson_interval,
 )
+from harness.models import public_api_base
 from harness.plan import BudgetSpec, GroupSpec, Price
 
 SCHEMA_VERSION = 1
@@ -55,14 +55,7 @@ class ModelInfo(_Model):
     @classmethod
     def _strip_credentials(cls, value: str | None) -> str | None:
         """O-30: user info and key/token query parameters never reach the report."""
-        if value is None:
-            return None
-        parts = urlsplit(value)
-        host = parts.hostname or ""
-        netloc = host + (f":{parts.port}" if parts.port else "")
-        query = urlencode([(k, v) for k, v in parse_qsl(parts.query)
-                           if "key" not in k.lower() and "token" not in k.lower()])
-        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+        return public_api_base(value)
 
 
 class Spent(_Model):
@@ -72,6 +65,7 @@ class Spent(_Model):
     outputTokens: int = 0
     llmCalls: int = 0
     wallSeconds: float = 0.0
+    cachedResponses: int = Field(0, description="Responses served from the response cache (--cache): no call, $0.")
 
 
 class BudgetReport(_Model):
@@ -125,6 +119,7 @@ class TrialMetrics(_Model):
     repeatedToolCalls: int = 0
     duplicateSignatureCalls: int = 0
     maintenanceRuns: int = 0
+    cachedResponses: int = Field(0, description="Of llmCalls, answered from the response cache (no model call).")
 
     def __add__(self, other: TrialMetrics) -> TrialMetrics:
         values: dict[str, Any] = {}

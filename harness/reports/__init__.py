@@ -12,9 +12,10 @@ from . import _plots
 from ._context import comparisons, costs, gating, headline
 from ._data import ReportInputError, load_metrics, load_report
 from ._render import render_html, render_markdown
+from ._sweep import render_sweep
 from ._transcripts import load_transcripts, trial_views
 
-__all__ = ["ReportInputError", "render_all"]
+__all__ = ["ReportInputError", "render_all", "render_sweep"]
 
 
 def render_all(run_dir: Path) -> list[Path]:

@@ -7,7 +7,8 @@ from typing import Any
 
 from ._data import SEGMENTS, group_ids, repeat_totals, segment_table, token_totals
 
-SPENT_KEYS = ("usd", "inputTokens", "cachedInputTokens", "outputTokens", "totalTokens", "llmCalls", "wallSeconds")
+SPENT_KEYS = ("usd", "inputTokens", "cachedInputTokens", "outputTokens", "totalTokens", "llmCalls", "cachedResponses",
+              "wallSeconds")
 
 
 def _fmt(value: Any) -> str:
@@ -60,7 +61,8 @@ def headline(report: dict[str, Any]) -> dict[str, Any]:
     if "inputTokens" in spent and "outputTokens" in spent:  # the maxTotalTokens cap counts both
         spent["totalTokens"] = spent["inputTokens"] + spent["outputTokens"]
     rows = [{"name": k, "spent": _fmt(spent.get(k)), "limit": _fmt(_limit(limits, k))}
-            for k in SPENT_KEYS if k in spent or _limit(limits, k) is not None]
+            for k in SPENT_KEYS if (k in spent or _limit(limits, k) is not None)
+            and (k != "cachedResponses" or spent.get(k))]  # shown only when the cache answered something
     model = report.get("model") or {}
     return {"plan": report.get("plan") or {}, "modelKind": model.get("kind", "?"), "agent": model.get("agent"),
             "maintainer": model.get("maintainer"), "status": report.get("status"),

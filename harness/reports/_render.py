@@ -36,3 +36,9 @@ def render_html(context: dict[str, Any], plots: dict[str, bytes]) -> str:
 
 def render_markdown(context: dict[str, Any], plots: dict[str, bytes]) -> str:
     return _MD_ENV.get_template("report.md.j2").render(**context, plot_files=[f"{n}.png" for n in plots])
+
+
+def render_named(template: str, context: dict[str, Any]) -> str:
+    """Render ``<name>.html.j2`` (autoescaped) or ``<name>.md.j2`` (Markdown-safe ``md`` filter)."""
+    env = _ENV if template.endswith(".html.j2") else _MD_ENV
+    return env.get_template(template).render(**context)

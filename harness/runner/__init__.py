@@ -7,9 +7,12 @@ from ._persist import ResumeRefused, RunDir
 from ._prices import PriceTable, PriceUnknown, build_price_table, parse_price
 from ._records import CheckResult, TrialRecord, trial_id
 from ._runner import Experiment, Settings, default_out_dir
+from ._sweep import SweepOutcome, SweepRequest, execute_sweep, model_slug, prepare_sweep, sweep_errors
 
 __all__ = [
     "CAP_FIELDS", "BudgetLedger", "CheckResult", "Experiment", "PriceTable", "PriceUnknown", "ResumeRefused",
-    "RunDir", "RunOutcome", "RunRequest", "Settings", "Spent", "StopRequested", "TrialRecord",
-    "build_price_table", "default_out_dir", "execute", "parse_price", "prepare_prices", "trial_id",
+    "RunDir", "RunOutcome", "RunRequest", "Settings", "Spent", "StopRequested", "SweepOutcome", "SweepRequest",
+    "TrialRecord",
+    "build_price_table", "default_out_dir", "execute", "execute_sweep", "model_slug", "parse_price", "prepare_prices",
+    "prepare_sweep", "sweep_errors", "trial_id",
 ]

@@ -134,6 +134,12 @@ class BudgetLedger:
             self._reserved.inputTokens -= reservation.input_tokens
             self._reserved.outputTokens -= reservation.output_tokens
             self._reserved.llmCalls -= 1
+            if output is not None and output.cache_key is not None:  # served from --cache: nothing spent
+                self.spent.cachedResponses += 1
+                if self.on_settle is not None:
+                    self.on_settle({"model": reservation.model, "ok": True, "cached": True, "usd": 0.0,
+                                    "wallSeconds": round(self.wall_seconds(), 3)})
+                return
             self.spent.llmCalls += 1  # a failed call was still made
             if output is not None:
                 usage = output.usage

@@ -14,7 +14,7 @@ from typing import Any
 
 import harness
 from harness.models import Prices
-from harness.plan import Plan
+from harness.plan import BudgetSpec, Plan
 from harness.report import Report
 from protocols import resolve
 from protocols.store import SqliteStore
@@ -40,6 +40,8 @@ class RunRequest:
     cli_prices: dict[str, Prices] = field(default_factory=dict)
     render: bool = True
     """Render report.html / report.md / plots after the run (``harness report DIR`` can do it later)."""
+    budget: BudgetSpec | None = None
+    """Caps replacing the plan's (a sweep gives each model what the earlier models left); ``max_usd`` still wins."""
 
 
 @dataclass
@@ -53,7 +55,7 @@ class RunOutcome:
 
 
 def effective_budget(request: RunRequest) -> Any:
-    budget = request.plan.budget
+    budget = request.budget or request.plan.budget
     return budget if request.max_usd is None else budget.model_copy(update={"maxUsd": request.max_usd})
 
 

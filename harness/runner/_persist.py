@@ -95,12 +95,15 @@ class RunDir:
                 call = json.loads(line)
             except json.JSONDecodeError:
                 continue
+            spent.wallSeconds = max(spent.wallSeconds, float(call.get("wallSeconds", 0.0)))
+            if call.get("cached"):  # served from the response cache: nothing was spent
+                spent.cachedResponses += 1
+                continue
             spent.llmCalls += 1
             spent.usd += float(call.get("usd", 0.0))
             spent.inputTokens += int(call.get("inputTokens", 0))
             spent.cachedInputTokens += int(call.get("cachedInputTokens", 0))
             spent.outputTokens += int(call.get("outputTokens", 0))
-            spent.wallSeconds = max(spent.wallSeconds, float(call.get("wallSeconds", 0.0)))
         return spent
 
     def append_record(self, record: TrialRecord) -> None:

@@ -53,6 +53,8 @@ class CallMetric(_Model):
     segments: dict[str, int] = Field(default_factory=dict)
     finishReason: str | None = None
     """The provider's finish reason (``stop``, ``tool_calls``, ``length`` when cut at the output cap)."""
+    cached: bool = False
+    """Served from the response cache (``--cache``): no model was called, usd is 0."""
 
 
 class TrialMetrics(_Model):
@@ -66,6 +68,7 @@ class TrialMetrics(_Model):
     duplicateSignatureCalls: int = 0
     maintenanceRuns: int = 0
     infraErrors: int = 0
+    cachedResponses: int = 0
 
 
 class TrialRecord(_Model):

@@ -32,6 +32,7 @@ from harness.report import (
 from harness.report import TrialMetrics as ReportMetrics
 from protocols import resolve
 
+from ._cache import cache_caveats
 from ._records import TrialMetrics, TrialRecord
 from ._runner import Experiment
 
@@ -142,6 +143,8 @@ def build_report(exp: Experiment, request: Any, experiment_id: str, status: str,
     if stop_reason:
         caveats.append(f"the experiment stopped early ({stop_reason}); stages not decided are skipped or not_reached")
     caveats += [f"price of {m}: {e.source}" for m, e in sorted(exp.prices.entries.items())]
+    caveats += cache_caveats([(r.group, r.stage, c.cached) for r in exp.records for c in r.calls],
+                             None if s.cache_dir is None else str(s.cache_dir))
     used = sorted({s.agent_model, s.maintainer_model})
     return Report(
         harnessVersion=harness.__version__, createdAt=datetime.now(UTC), experimentId=experiment_id,

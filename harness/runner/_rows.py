@@ -42,7 +42,7 @@ def table_rows(experiment: ExperimentRow, records: list[TrialRecord]) -> dict[st
                 **base, run_id=call.runId or None, call_seq=call.seq, role=call.role, model=call.model,  # type: ignore[arg-type]
                 input_tokens=call.inputTokens, cached_input_tokens=call.cachedInputTokens,
                 output_tokens=call.outputTokens, usd=call.usd, latency_ms=call.latencyMs, retries=call.retries,
-                status=call.status, request_sha256=call.requestSha256 or None))
+                status=call.status, request_sha256=call.requestSha256 or None, cached=call.cached))
             tables["request_segments"] += [
                 RequestSegmentRow(**base, call_seq=call.seq, segment=segment, tokens=int(call.segments[segment]))  # type: ignore[arg-type]
                 for segment in SEGMENTS if segment in call.segments]

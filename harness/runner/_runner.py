@@ -20,6 +20,7 @@ from harness.plan import GroupSpec, Plan, StageSpec
 from protocols import AgentConfig, HostOptions, resolve
 
 from ._budget import BudgetLedger
+from ._cache import ResponseCache, cached_factory
 from ._gating import StageStatus, entry_blocker, final_attempts, needs_retry, stage_status, takes_part
 from ._persist import RunDir
 from ._prices import PriceTable
@@ -39,6 +40,8 @@ class Settings:
     stages: list[str] | None = None
     concurrency: int = 4
     model_factory: Callable[..., ChatModel] = make_model
+    cache_dir: Path | None = None
+    """``--cache DIR``: answer repeated requests from this response cache (``_cache``)."""
 
 
 ProgressHook = Callable[[str, TrialRecord], None]
@@ -62,6 +65,7 @@ class Experiment:
     def __post_init__(self) -> None:
         self._sem = asyncio.Semaphore(max(1, self.settings.concurrency))
         self._engines: dict[str, Engine] = {}
+        self.cache = None if self.settings.cache_dir is None else ResponseCache(self.settings.cache_dir)
         stop = self.plan.stop
         self.infra = InfraMonitor(stop.maxInfraErrorRate, stop.minCallsForInfraRate)
         self._done = {(r.group, r.stage, r.repeat): r for r in self.previous if r.finished}
@@ -79,8 +83,9 @@ class Experiment:
         if group.id not in self._engines:
             plan, s = self.plan, self.settings
             budget = plan.budget
-            model = s.model_factory(s.agent_model, api_base=s.api_base, prices=self.prices.get(s.agent_model))
-            maintainer = model if s.maintainer_model == s.agent_model else s.model_factory(
+            factory = s.model_factory if self.cache is None else cached_factory(s.model_factory, self.cache)
+            model = factory(s.agent_model, api_base=s.api_base, prices=self.prices.get(s.agent_model))
+            maintainer = model if s.maintainer_model == s.agent_model else factory(
                 s.maintainer_model, api_base=s.api_base, prices=self.prices.get(s.maintainer_model))
             limits = RunLimits(
                 max_steps=budget.maxStepsPerRun or 12,

@@ -15,6 +15,7 @@ from harness.engine import Engine, RunResult
 from harness.plan import StageSpec
 
 from ._budget import StopRequested
+from ._cache import enter_trial
 from ._checks import TrialView, trial_check, turn_check
 from ._diagnose import diagnose
 from ._records import CallMetric, CheckResult, ToolCallMetric, TrialMetrics, TrialRecord, trial_id
@@ -30,6 +31,7 @@ def now() -> str:
 
 async def run_trial(engine: Engine, group: str, stage: StageSpec, repeat: int, attempt: int = 0) -> TrialRecord:
     tid = trial_id(group, stage.id, repeat, attempt)
+    enter_trial(repeat)  # the response cache keys a call by its repeat index
     session_id = f"{tid}#{uuid.uuid4().hex[:8]}"  # fresh on every (re)run, so a resume never reuses one
     engine.create_session(session_id)
     started = now()
@@ -107,6 +109,7 @@ def _fill_metrics(record: TrialRecord, view: TrialView) -> None:
         metrics.outputTokens += call.outputTokens
         metrics.usd += call.usd
         metrics.llmCalls += 1
+        metrics.cachedResponses += call.cached
         metrics.infraErrors += call.status == "infrastructure"
     metrics.maintenanceRuns = sum(m.status == "compressed" for run in view.runs for m in run.maintenance)
     metrics.toolCalls = len(marks)
@@ -129,4 +132,5 @@ def call_metric(snap: dict[str, Any]) -> CallMetric:
         retries=len(retries) if isinstance(retries, list) else int(retries),
         status=str(error.get("kind")) if isinstance(error, dict) else "ok",
         requestSha256=str(snap.get("requestSha256") or ""), snapshotId=str(snap["id"]),
-        segments=dict(snap.get("segments") or {}), finishReason=str(finish) if finish else None)
+        segments=dict(snap.get("segments") or {}), finishReason=str(finish) if finish else None,
+        cached=snap.get("cacheKey") is not None)

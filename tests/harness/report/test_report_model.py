@@ -89,8 +89,8 @@ def test_o2_every_named_field_present() -> None:
     assert set(data["plan"]) == {"id", "sha256", "path"}
     assert {"agent", "maintainer", "kind", "apiBase", "sampling", "prices"} <= set(data["model"])
     assert set(data["budget"]) == {"limits", "spent"}
-    assert set(data["budget"]["spent"]) == {"usd", "inputTokens", "cachedInputTokens", "outputTokens", "llmCalls",
-                                            "wallSeconds"}
+    assert {"usd", "inputTokens", "cachedInputTokens", "outputTokens", "llmCalls", "wallSeconds"} <= set(
+        data["budget"]["spent"])
     group = data["groups"][0]
     assert {"id", "label", "role", "protocol", "stages"} <= set(group)
     assert group["protocol"]["options"]["checkpointMaxCharacters"] == 3000  # resolved defaults
@@ -101,7 +101,7 @@ def test_o2_every_named_field_present() -> None:
     assert {"id", "status", "sessionId", "runs", "checks", "metrics", "transcript"} <= set(trial)
     assert {"runId", "input", "finalAnswer", "status", "steps", "toolCalls"} <= set(trial["runs"][0])
     assert set(trial["checks"][0]) >= {"name", "result", "detail", "evidence"}
-    assert set(trial["metrics"]) == {"inputTokens", "cachedInputTokens", "outputTokens", "usd", "llmCalls",
+    assert set(trial["metrics"]) >= {"inputTokens", "cachedInputTokens", "outputTokens", "usd", "llmCalls",
                                      "toolCalls", "repeatedToolCalls", "duplicateSignatureCalls", "maintenanceRuns"}
     assert {"rule", "statement", "doesNotShow", "basis"} <= set(data["findings"][0])
     assert {"groupPasses", "controlPasses", "fisherP", "separable"} <= set(data["comparisons"][0])

@@ -1,0 +1,190 @@
+"""Findings across the models of a sweep, stated with the discipline of one run (X-40, X-41).
+
+Each model's run is its own experiment. A statement across models says on which models a group
+failed an anomaly stage and, for every model, the counts it rests on: the group's passes / n and
+the two-sided Fisher p of the group against the plan's control group (``findings.controlGroup``,
+v1; the placement control A when the group is the control itself) *on that model*. Trials are
+never added up across models: a pooled rate would mix different models' behaviour into one
+sample, so no statement here rests on one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from harness.plan import FindingsSpec
+
+from ._comparisons import compare
+from ._models import StageStatus
+from ._stats import wilson_interval
+
+RULES = "sweep"
+NOT_POOLED = ("Each model is a separate experiment with its own n; trials are never added up across models, "
+              "so no pooled rate is given.")
+
+
+@dataclass(frozen=True)
+class StageOutcome:
+    """One group's outcome of one stage on one model (from that model's report.json)."""
+
+    status: StageStatus
+    passes: int = 0
+    n: int = 0
+    failure_modes: dict[str, int] = field(default_factory=dict)
+
+
+ModelOutcomes = Mapping[str, Mapping[str, StageOutcome]]
+"""group → stage → outcome, for one model."""
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ModelEvidence(_Out):
+    """What one model's run says about one group in one stage, with the comparison it rests on."""
+
+    model: str
+    status: StageStatus | None = Field(description="null: the group did not take part on this model.")
+    passes: int = 0
+    n: int = 0
+    wilson95: tuple[float, float] | None = None
+    failureModes: dict[str, int] = Field(default_factory=dict)
+    comparator: str
+    comparatorStatus: StageStatus | None = None
+    comparatorPasses: int = 0
+    comparatorN: int = 0
+    fisherP: float | None = Field(None, description="Group vs comparator on this model; null when either has n = 0.")
+    separable: bool | None = None
+    clause: str
+
+
+class SweepFinding(_Out):
+    rule: str
+    stage: str
+    group: str | None = None
+    statement: str
+    doesNotShow: str
+    perModel: list[ModelEvidence] = Field(default_factory=list)
+
+
+def _comparator(spec: FindingsSpec, group: str) -> str:
+    return spec.placementControl if group == spec.controlGroup else spec.controlGroup
+
+
+def evidence(model: str, outcomes: ModelOutcomes, group: str, stage: str, comparator: str) -> ModelEvidence:
+    mine = outcomes.get(group, {}).get(stage)
+    other = outcomes.get(comparator, {}).get(stage)
+    base = {"model": model, "comparator": comparator, "status": mine.status if mine else None,
+            "comparatorStatus": other.status if other else None}
+    if mine is None:
+        return ModelEvidence(**base, clause=f"{group} did not take part in {stage}")
+    counts = {"passes": mine.passes, "n": mine.n, "failureModes": dict(mine.failure_modes),
+              "wilson95": wilson_interval(mine.passes, mine.n) if mine.n else None}
+    modes = (" (failure modes: " + ", ".join(f"{k} {v}" for k, v in sorted(mine.failure_modes.items())) + ")"
+             if mine.failure_modes else "")
+    head = f"{group} {mine.status} {mine.passes}/{mine.n}{modes}"
+    if other is None or other.n == 0 or mine.n == 0:
+        why = (f"{comparator} has no trial with a verdict" if other is not None and other.n == 0 else
+               f"{comparator} did not take part" if other is None else f"{group} has no trial with a verdict")
+        return ModelEvidence(**base, **counts, comparatorPasses=other.passes if other else 0,
+                             comparatorN=other.n if other else 0, clause=f"{head}; not compared: {why}")
+    c = compare(stage, group, (mine.passes, mine.n), comparator, (other.passes, other.n))
+    assert c.fisherP is not None
+    verdict = "separable (p < 0.05)" if c.separable else "not separable at this n"
+    clause = f"{head} vs {comparator} {other.passes}/{other.n}, Fisher p = {c.fisherP:.2f}, {verdict}"
+    if other.status == "failed":
+        clause += f" ({comparator} failed too on this model: a setup or model problem, no placement reading)"
+    return ModelEvidence(**base, **counts, comparatorPasses=other.passes, comparatorN=other.n, fisherP=c.fisherP,
+                         separable=c.separable, clause=clause)
+
+
+def _names(models: Sequence[str]) -> str:
+    return ", ".join(models)
+
+
+def _group_finding(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], group: str,
+                   stage: str) -> SweepFinding | None:
+    comparator = _comparator(spec, group)
+    rows = [evidence(m, o, group, stage, comparator) for m, o in per_model.items()]
+    failed = [r for r in rows if r.status == "failed"]
+    if not failed:
+        return None
+    passed = [r for r in rows if r.status == "passed"]
+    other = [r for r in rows if r.status not in ("failed", "passed")]
+    every = len(failed) == len(rows)
+    statement = (f"{group} failed {stage} on {len(failed)} of {len(rows)} models: "
+                 + "; ".join(f"{r.model} ({r.clause})" for r in failed) + ".")
+    if passed:
+        statement += " It passed on " + "; ".join(f"{r.model} ({r.clause})" for r in passed) + "."
+    if other:
+        statement += " No verdict on " + "; ".join(
+            f"{r.model} ({stage} {r.status or 'not run'})" for r in other) + "."
+    unseparated = all(r.separable is not True for r in failed)
+    limits = (f"With these n no per-model comparison of {group} with {comparator} is separable (p ≥ 0.05): "
+              "each failure is an observation, not a demonstrated difference. ") if unseparated else ""
+    return SweepFinding(
+        rule=f"{RULES}/{'failed-on-every-model' if every else 'failed-on-some-models'}", stage=stage, group=group,
+        statement=statement, perModel=rows,
+        doesNotShow=f"{limits}That {group} fails {stage} on models outside this sweep, or how often across models. "
+        + NOT_POOLED)
+
+
+def _stage_finding(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], groups: Sequence[str],
+                   stage: str) -> SweepFinding:
+    parts, evidence_rows = [], []
+    clean: list[str] = []
+    undecided: list[str] = []
+    for model, outcomes in per_model.items():
+        failed = [g for g in groups if (o := outcomes.get(g, {}).get(stage)) is not None and o.status == "failed"]
+        taken = [g for g in groups if stage in outcomes.get(g, {})]
+        if failed:
+            rows = [evidence(model, outcomes, g, stage, _comparator(spec, g)) for g in failed]
+            evidence_rows += rows
+            parts.append(f"on {model} {', '.join(failed)} failed (" + "; ".join(r.clause for r in rows) + ")")
+        elif taken and all(outcomes[g][stage].status == "passed" for g in taken):
+            clean.append(model)
+        else:
+            pending = [f"{g} {outcomes[g][stage].status}" for g in taken if outcomes[g][stage].status != "passed"]
+            undecided.append(f"{model} ({', '.join(pending) or 'no group took part'})")
+    if clean:
+        parts.append(f"on {_names(clean)} no group failed")
+    if undecided:
+        parts.append(f"on {_names(undecided)} no group failed, but not every group has a verdict")
+    failing = [m for m, o in per_model.items() if any(s.get(stage) and s[stage].status == "failed" for s in o.values())]
+    rule = "some-models-failed" if failing else "no-model-failed"
+    return SweepFinding(
+        rule=f"{RULES}/{stage}/{rule}", stage=stage, perModel=evidence_rows,
+        statement=f"{stage} across {len(per_model)} models: " + "; ".join(parts) + ".",
+        doesNotShow="Which placement is responsible on a model (that model's own findings say so, with its "
+        "comparisons), or anything about models outside this sweep. " + NOT_POOLED)
+
+
+def _rules_finding(rules: Mapping[str, str | None], stages: Sequence[str]) -> SweepFinding:
+    named = {m: (r or "none").split("/")[-1] for m, r in rules.items()}
+    distinct = set(named.values())
+    agreement = ("the same rule fired on every model" if len(distinct) == 1
+                 else f"the rules differ between models ({len(distinct)} distinct)")
+    return SweepFinding(
+        rule=f"{RULES}/placement-rules", stage=", ".join(stages),
+        statement="Within-model placement findings (X-40): " + "; ".join(f"{m}: {r}" for m, r in named.items())
+        + f"; {agreement}. Each rests on that model's own trials, with the n and p given in its report.",
+        doesNotShow="A placement effect that holds across models: agreement between a few models is not "
+        "evidence about others, and disagreement may be chance at these n. " + NOT_POOLED)
+
+
+def cross_model_findings(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], groups: Sequence[str],
+                         rules: Mapping[str, str | None]) -> list[SweepFinding]:
+    """Per anomaly stage: what failed on which model, then each group that failed somewhere; last,
+    the within-model rules side by side. ``groups`` in plan order; ``rules``: model → its finding rule."""
+    out: list[SweepFinding] = []
+    stages = [s for s in spec.anomalyStages if any(s in st for o in per_model.values() for st in o.values())]
+    for stage in stages:
+        out.append(_stage_finding(spec, per_model, groups, stage))
+        out += [f for g in groups if (f := _group_finding(spec, per_model, g, stage)) is not None]
+    if rules:
+        out.append(_rules_finding(rules, stages))
+    return out

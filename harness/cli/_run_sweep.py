@@ -1,0 +1,117 @@
+"""``harness run PLAN --model M1 --model M2 …``: a model sweep from the command line (``runner._sweep``)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from rich.table import Table
+
+from harness.runner import (
+    PriceUnknown,
+    ResumeRefused,
+    RunOutcome,
+    RunRequest,
+    SweepOutcome,
+    SweepRequest,
+    execute,
+    execute_sweep,
+    prepare_sweep,
+    sweep_errors,
+)
+from harness.runner._sweep import check_sweep_resume, member_request
+
+from ._app import EXIT_INVALID, EXIT_OK, EXIT_STOPPED, err_console, fail
+from ._run_view import Progress, console, dry_run, guarded, summary, where
+
+DOC_MODEL = ("Agent model (litellm string); default: the plan's. Repeat it to sweep several models into one "
+             "directory (one run per model, one shared budget).")
+DOC_CACHE = ("Response cache directory (opt-in): a request asked before (same model, messages, tools, sampling, "
+             "repeat) is answered from it without calling the model, and marked as cached; new responses are added.")
+_COLOURS = {"passed": "green", "failed": "red", "inconclusive": "yellow"}
+
+
+def run_sweep(base: RunRequest, models: list[str], maintainer: str | None, resume: bool, dry: bool) -> int:
+    request = SweepRequest(base=base, models=models, maintainer=maintainer, resume=resume)
+    try:
+        if resume:
+            recorded = check_sweep_resume(request)
+            request.models = [m.model for m in recorded.models]
+        errors = sweep_errors(request)
+        if errors:
+            fail("; ".join(errors))
+        tables = prepare_sweep(request)
+    except ResumeRefused as exc:
+        fail(str(exc))
+    except PriceUnknown as exc:
+        err_console.print(f"error: a model of the sweep has no price ({len(exc.errors)} problem(s)):", markup=False)
+        for line in exc.errors:
+            err_console.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
+        return EXIT_INVALID
+    if dry:
+        for model in request.models:
+            console.print(f"[bold]model {model}[/]")
+            dry_run(member_request(request, model, "-"), tables[model])
+        return EXIT_OK
+    return _execute(request)
+
+
+def _on_model(request: SweepRequest) -> Any:
+    total = len(request.models)
+
+    def show(index: int, entry: Any) -> None:
+        kept = " (completed earlier: kept)" if entry.status == "completed" else ""
+        console.print(f"[bold]model {index + 1}/{total}: {entry.model}[/] → {request.out_dir / entry.slug}{kept}",
+                      soft_wrap=True)
+
+    return show
+
+
+async def _member(request: RunRequest) -> RunOutcome:
+    progress = Progress(request)
+    with progress:
+        outcome = await execute(request, on_trial=progress.on_trial)
+    summary(outcome)
+    return outcome
+
+
+def _execute(request: SweepRequest) -> int:
+    outcome = guarded(lambda: asyncio.run(execute_sweep(request, run_member=_member, on_model=_on_model(request))),
+                      request.out_dir)
+    if isinstance(outcome, int):
+        return outcome
+    sweep_summary(outcome)
+    return EXIT_OK if outcome.sweep.status == "completed" else EXIT_STOPPED
+
+
+def sweep_summary(outcome: SweepOutcome) -> None:
+    sweep = outcome.sweep
+    models = [m.model for m in sweep.models]
+    table = Table(title=f"sweep {sweep.plan.id}: {sweep.status}" + (f" ({sweep.stopReason})" if sweep.stopReason
+                                                                     else ""), title_justify="left")
+    table.add_column("group")
+    table.add_column("stage")
+    for m in models:
+        table.add_column(m, overflow="fold")
+    cells = {(c.model, c.group, c.stage): c for c in sweep.table}
+    for group in sweep.groups:
+        for stage in sweep.stages:
+            if not any((m, group, stage) in cells for m in models):
+                continue
+            row = []
+            for m in models:
+                c = cells.get((m, group, stage))
+                colour = _COLOURS.get(c.status, "grey50") if c else "grey50"
+                row.append("—" if c is None else f"[{colour}]{c.status}[/] {c.passes}/{c.n}")
+            table.add_row(group, stage, *row)
+    console.print(table)
+    for finding in sweep.findings:
+        console.print(f"[bold]finding[/] {finding.rule}: {finding.statement}", soft_wrap=True, highlight=False)
+    spent = sweep.budget.spent
+    cached = f" ({spent.cachedResponses} responses from the cache, not counted)" if spent.cachedResponses else ""
+    console.print(f"sweep spent ${spent.usd:.4f}, {spent.llmCalls} model calls{cached}, "
+                  f"{spent.inputTokens + spent.outputTokens:,} tokens", markup=False)
+    where(outcome.out_dir, "sweep", outcome.render_error)
+    if sweep.status != "completed":
+        console.print(f"continue with: harness run {sweep.plan.path} --resume {outcome.out_dir}", markup=False,
+                      soft_wrap=True)

@@ -1,0 +1,60 @@
+"""Findings across the models of a sweep (issue 13): "A failed on 2 of 3 models (…); on M3 no group
+failed", with n and Fisher p per model, never a rate pooled across models (X-40, X-41)."""
+
+from __future__ import annotations
+
+from harness.analysis import StageOutcome, cross_model_findings
+from harness.plan import FindingsSpec
+
+SPEC = FindingsSpec()
+GROUPS = ["A", "B", "C", "v2", "v1", "prefix"]
+
+
+def _model(failed: dict[str, int], control: str = "passed") -> dict[str, dict[str, StageOutcome]]:
+    """Every group 3/3 on simple except ``failed`` (group → passes)."""
+    out = {}
+    for g in ("A", "B", "C", "v2", "v1"):
+        passes = failed.get(g, 3)
+        status = "failed" if passes < 3 else "passed"
+        if g == "v1" and control != "passed":
+            status, passes = control, 0 if control == "failed" else 3
+        out[g] = {"simple": StageOutcome(status=status, passes=passes, n=3,  # type: ignore[arg-type]
+                                         failure_modes={"state_echo": 3 - passes} if passes < 3 else {})}
+    return out
+
+
+def test_A_failed_on_two_of_three_models_and_M3_had_no_failure() -> None:
+    per_model = {"M1": _model({"A": 0}), "M2": _model({"A": 1, "v2": 0}), "M3": _model({})}
+    findings = cross_model_findings(SPEC, per_model, GROUPS, {"M1": "placement-v3/x", "M2": "placement-v3/y",
+                                                              "M3": "placement-v3/not-reproduced"})
+    stage = findings[0]
+    assert stage.rule == "sweep/simple/some-models-failed"
+    assert "on M1 A failed" in stage.statement and "on M2 A, v2 failed" in stage.statement
+    assert stage.statement.endswith("on M3 no group failed.")
+    a = next(f for f in findings if f.group == "A")
+    assert a.statement.startswith("A failed simple on 2 of 3 models: M1 (A failed 0/3 (failure modes: state_echo 3) "
+                                  "vs v1 3/3, Fisher p = 0.10, not separable at this n); M2 (A failed 1/3")
+    assert "It passed on M3 (A passed 3/3 vs v1 3/3, Fisher p = 1.00" in a.statement
+    assert [e.n for e in a.perModel] == [3, 3, 3]  # per model: never 9 trials of one pooled sample
+    assert "9" not in a.statement and "1/9" not in a.statement
+    assert [f.group for f in findings if f.group] == ["A", "v2"]
+    assert findings[-1].rule == "sweep/placement-rules" and "rules differ" in findings[-1].statement
+
+
+def test_a_failing_control_on_a_model_is_named_as_no_placement_reading() -> None:
+    per_model = {"M1": _model({"A": 0}, control="failed"), "M2": _model({})}
+    a = next(f for f in cross_model_findings(SPEC, per_model, GROUPS, {}) if f.group == "A")
+    assert "v1 failed too on this model: a setup or model problem" in a.statement
+
+
+def test_a_group_failing_everywhere_and_groups_without_verdict() -> None:
+    m1, m2 = _model({"C": 0}), _model({"C": 2})
+    m2["A"] = {"simple": StageOutcome(status="inconclusive", passes=0, n=0)}
+    findings = cross_model_findings(SPEC, {"M1": m1, "M2": m2}, GROUPS, {})
+    c = next(f for f in findings if f.group == "C")
+    assert c.rule == "sweep/failed-on-every-model" and c.statement.startswith("C failed simple on 2 of 2 models")
+    assert "M2 (C failed 2/3 (failure modes: state_echo 1) vs v1 3/3, Fisher p = 1.00" in c.statement
+    assert "no per-model comparison of C with v1 is separable" in c.doesNotShow
+    v1 = cross_model_findings(SPEC, {"M1": _model({"v1": 0})}, GROUPS, {})
+    control = next(f for f in v1 if f.group == "v1")
+    assert control.perModel[0].comparator == "A"  # the control is compared with the placement control

@@ -1,0 +1,25 @@
+"""Fixtures shared by the runner tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from harness.cli import app
+from tests.harness.runner._run import FIXED_PLAN
+
+SWEPT = ("scripted/oracle", "scripted/prefill-continuer")
+
+
+@pytest.fixture(scope="session")
+def fixed_sweep(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int, str]:
+    """Issue 13, must show 1: the fixed plan swept over the oracle and prefill-continuer, from the CLI.
+
+    Concurrency 16 starts every trial of a stage at once, so fail-fast skips nothing and each
+    group's n is the plan's repeats. Returns (sweep directory, exit code, output)."""
+    out = tmp_path_factory.mktemp("sweep") / "D"
+    result = CliRunner().invoke(app, ["run", str(FIXED_PLAN), "--model", SWEPT[0], "--model", SWEPT[1],
+                                      "--concurrency", "16", "--out", str(out)])
+    return out, result.exit_code, result.output
