@@ -13,6 +13,7 @@ from . import (  # noqa: F401
     _protocols,
     _render,
     _report,
+    _rescore,
     _run,
     _schema,
     _serve,

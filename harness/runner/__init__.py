@@ -6,13 +6,15 @@ from ._execute import RunOutcome, RunRequest, execute, prepare_prices
 from ._persist import ResumeRefused, RunDir
 from ._prices import PriceTable, PriceUnknown, build_price_table, parse_price
 from ._records import CheckResult, TrialRecord, trial_id
+from ._rescore import RescoreOutcome, RescoreRefused, rescore
 from ._runner import Experiment, Settings, default_out_dir
 from ._sweep import SweepOutcome, SweepRequest, execute_sweep, model_slug, prepare_sweep, sweep_errors
 
 __all__ = [
     "CAP_FIELDS", "BudgetLedger", "CheckResult", "Experiment", "PriceTable", "PriceUnknown", "ResumeRefused",
-    "RunDir", "RunOutcome", "RunRequest", "Settings", "Spent", "StopRequested", "SweepOutcome", "SweepRequest",
+    "RescoreOutcome", "RescoreRefused", "RunDir", "RunOutcome", "RunRequest", "Settings", "Spent", "StopRequested",
+    "SweepOutcome", "SweepRequest",
     "TrialRecord",
     "build_price_table", "default_out_dir", "execute", "execute_sweep", "model_slug", "parse_price", "prepare_prices",
-    "prepare_sweep", "sweep_errors", "trial_id",
+    "prepare_sweep", "rescore", "sweep_errors", "trial_id",
 ]

@@ -96,6 +96,7 @@ async def execute(request: RunRequest, on_trial: ProgressHook | None = None) -> 
             "createdAt": created, "harnessVersion": harness.__version__, "agentModel": settings.agent_model,
             "maintainerModel": settings.maintainer_model, "apiBase": settings.api_base,
         })
+        run_dir.write_plan(plan)
     previous = run_dir.records() if request.resume else []
     store = SqliteStore(run_dir.store_path)
     ledger = BudgetLedger(effective_budget(request), prices, on_settle=run_dir.append_call)

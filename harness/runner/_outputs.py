@@ -20,11 +20,12 @@ METRICS_FILE = "metrics.duckdb"
 
 
 def write_outputs(request: Any, exp: Any, experiment_id: str, status: str, stop_reason: str | None,
-                  preflight: list[dict[str, Any]]) -> tuple[Report, str | None]:
+                  preflight: list[dict[str, Any]], report: Report | None = None) -> tuple[Report, str | None]:
     """Returns the report and, when the HTML/Markdown rendering failed, why (report.json and
-    metrics.duckdb are written first and stay valid; ``harness report DIR`` can render later)."""
+    metrics.duckdb are written first and stay valid; ``harness report DIR`` can render later).
+    ``report``: one already built (a rescore adjusts it); by default it is built from ``exp``."""
     out = request.out_dir
-    report = build_report(exp, request, experiment_id, status, stop_reason, preflight)
+    report = report or build_report(exp, request, experiment_id, status, stop_reason, preflight)
     write_report(report, out / "report.json")
     s = exp.settings
     experiment = ExperimentRow(

@@ -1,6 +1,7 @@
 """The run directory as durable state (X-81, O-1): written as things happen, read on ``--resume``.
 
     DIR/run.json            the plan's sha256, id and path, the models: what a resume must match
+    DIR/plan.json           the plan as it ran (every default filled in): what ``harness rescore`` compares with
     DIR/trials.jsonl        one TrialRecord per line, appended the moment a trial ends
     DIR/calls.jsonl         one line per settled model call: the budget a resume restores
     DIR/store.sqlite        the durable session store of every trial (SqliteStore)
@@ -17,7 +18,7 @@ import os
 from pathlib import Path
 from typing import IO, Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from protocols import InvalidInput
 
@@ -28,6 +29,7 @@ MANIFEST = "run.json"
 TRIALS = "trials.jsonl"
 CALLS = "calls.jsonl"
 STORE = "store.sqlite"
+PLAN = "plan.json"
 
 
 class ResumeRefused(InvalidInput):
@@ -51,6 +53,9 @@ class RunDir:
                                 "or choose another --out")
         self.path.mkdir(parents=True, exist_ok=True)
         _write_json(self.path / MANIFEST, manifest)
+
+    def write_plan(self, plan: BaseModel) -> None:
+        _write_json(self.path / PLAN, plan.model_dump(mode="json", by_alias=True))
 
     def manifest(self) -> dict[str, Any]:
         try:

@@ -93,6 +93,9 @@ class TrialRecord(_Model):
     toolCalls: list[ToolCallMetric] = Field(default_factory=list)
     calls: list[CallMetric] = Field(default_factory=list)
     metrics: TrialMetrics = Field(default_factory=TrialMetrics)
+    memories: list[dict[str, str]] | None = None
+    """Per finished turn, ``window/<id>`` → its workingMemory right after the turn (what
+    ``memory_preserved`` reads; kept so ``harness rescore`` can re-evaluate it). None: not recorded."""
 
     @property
     def finished(self) -> bool:

@@ -51,19 +51,28 @@ async def run_trial(engine: Engine, group: str, stage: StageSpec, repeat: int, a
     view = TrialView(protocol=engine.protocol, store=engine.store, session_id=session_id, runs=runs,
                      snapshots=[data for _, data in engine.store.snapshots(session_id)], memories=memories)
     record = TrialRecord(id=tid, group=group, stage=stage.id, repeat=repeat, attempt=attempt, status="passed",
-                         sessionId=session_id, startedAt=started, runs=runs)
+                         sessionId=session_id, startedAt=started, runs=runs, memories=memories)
     _fill_metrics(record, view)
-    status, reason = _status(stage, runs, stopped)
-    if status in ("passed", "failed"):
-        record.checks = _checks(stage, view)
-        if any(c.result == "failed" for c in record.checks):
-            status = "failed"
-            reason = "; ".join(f"{c.name}: {c.detail}" for c in record.checks if c.result == "failed")
-    record.status, record.reason, record.finishedAt = status, reason, now()
-    if status == "failed":
+    record.status, record.reason = _status(stage, runs, stopped)
+    if record.status in ("passed", "failed"):
+        judge(record, stage, view)
+    record.finishedAt = now()
+    return record
+
+
+def judge(record: TrialRecord, stage: StageSpec, view: TrialView) -> None:
+    """The checks, verdict and failure mode of a trial whose turns all ran, set on ``record``.
+
+    The one place a verdict is made: the runner calls it as a trial ends, ``harness rescore``
+    on the recorded trial with another plan's checks."""
+    record.checks = _checks(stage, view)
+    failed = [c for c in record.checks if c.result == "failed"]
+    record.status = "failed" if failed else "passed"
+    record.reason = "; ".join(f"{c.name}: {c.detail}" for c in failed) if failed else None
+    record.failureMode = record.failureDetail = None
+    if failed:
         diagnosis = diagnose(record, view.snapshots)
         record.failureMode, record.failureDetail = diagnosis.mode, diagnosis.detail
-    return record
 
 
 def _status(stage: StageSpec, runs: list[RunResult], stopped: str | None) -> tuple[Any, str | None]:

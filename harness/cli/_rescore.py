@@ -1,0 +1,81 @@
+"""``harness rescore RUN_DIR [--plan PLAN]``: re-judge a recorded run with another plan's checks,
+without any model call (``runner._rescore``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from harness.plan import PlanError, load_plan
+from harness.report import is_sweep, read_sweep
+from protocols import InvalidInput
+
+from ._app import EXIT_INVALID, EXIT_OK, app, err_console, fail, reflow_help
+from ._run_view import console, where
+
+
+@app.command("rescore")
+@reflow_help
+def rescore_cmd(
+    run_dir: Annotated[Path, typer.Argument(metavar="RUN_DIR", help="A run directory written by `harness run`.")],
+    plan_path: Annotated[str | None, typer.Option(
+        "--plan", metavar="PLAN", help="The plan whose checks and findings rules judge the recorded trials; "
+        "default: the plan the run ran.")] = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", help="Where the new report goes; default RUN_DIR/rescored/<plan sha>-<UTC time>/.")] = None,
+) -> None:
+    """Re-judge a finished run's recorded trials with another plan's checks, without calling any model.
+
+    Every check and finding is evaluated again from what RUN_DIR recorded (answers, tool calls,
+    window memories, snapshots, the session store), and stage outcomes follow the plan's gating:
+    re-running a plan after changing an expected number, a check or a findings rule costs nothing.
+    The new report.json, metrics.duckdb, report.html and report.md go next to the old ones, in
+    RUN_DIR/rescored/<plan sha>-<time>/, with rescore.json listing what changed; RUN_DIR itself is
+    never modified.
+
+    The plan must be one that would have run the very same trials: the same agent, sampling,
+    maintenance and per-run limits, groups with the same protocols, stages with the same repeats,
+    gating and turn inputs. Only checks, findings rules, labels, budget caps and stop conditions may
+    differ; any other difference is refused (exit 2) and named by its JSON path.
+
+    For a sweep, rescore each model's run: harness rescore D/<model-slug> --plan PLAN.
+
+    Exit codes: 0 re-scored; 2 invalid input (not a run directory, an unreadable plan, a plan that
+    differs from the recorded one); 1 an internal defect of the harness.
+    """
+    from harness.runner import rescore
+
+    if is_sweep(run_dir):
+        slugs = ", ".join(str(run_dir / m.slug) for m in read_sweep(run_dir).models)
+        fail(f"{run_dir} is a sweep: rescore each model's run directory ({slugs})")
+    plan, sha = None, None
+    if plan_path is not None:
+        try:
+            plan, sha = load_plan(plan_path)
+        except PlanError as exc:
+            err_console.print(f"error: invalid plan {plan_path} ({len(exc.errors)} problem(s)):", markup=False)
+            for line in exc.errors:
+                err_console.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
+            raise typer.Exit(EXIT_INVALID) from None
+    try:
+        outcome = rescore(run_dir, plan, sha, plan_path, out)
+    except InvalidInput as exc:  # refused, or not a run directory: the caller's mistake, named
+        err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_INVALID) from None
+    table = Table(title=f"re-scored {run_dir}: stages whose outcome changed", title_justify="left")
+    for column in ("group", "stage", "before", "after"):
+        table.add_column(column)
+    for change in outcome.changes:
+        table.add_row(change["group"], change["stage"], str(change["before"]), change["after"])
+    if outcome.changes:
+        console.print(table)
+    else:
+        console.print("no stage outcome changed", markup=False)
+    for finding in outcome.report.findings:
+        console.print(f"finding {finding.rule}: {finding.statement}", markup=False, soft_wrap=True)
+    console.print(f"{outcome.trials_changed} trial verdict(s) changed; no model was called", markup=False)
+    where(outcome.out_dir, "report", outcome.render_error)
+    raise typer.Exit(EXIT_OK)
