@@ -19,6 +19,7 @@ from harness.runner import (
     prepare_sweep,
     sweep_errors,
 )
+from harness.runner._execute import effective_budget
 from harness.runner._sweep import check_sweep_resume, member_request
 
 from ._app import EXIT_INVALID, EXIT_OK, EXIT_STOPPED, err_console, fail
@@ -49,6 +50,10 @@ def run_sweep(base: RunRequest, models: list[str], maintainer: str | None, resum
             err_console.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
         return EXIT_INVALID
     if dry:
+        budget = effective_budget(base)
+        console.print(f"sweep: {len(request.models)} models one after another into {request.out_dir}/<model>/, one "
+                      f"shared budget (maxUsd {budget.maxUsd}, maxLlmCalls {budget.maxLlmCalls}, maxTotalTokens "
+                      f"{budget.maxTotalTokens} over all models)", markup=False, soft_wrap=True)
         for model in request.models:
             console.print(f"[bold]model {model}[/]")
             dry_run(member_request(request, model, "-"), tables[model])

@@ -139,4 +139,6 @@ def test_usage_errors_exit_2_before_anything_is_written(tmp_path: Path) -> None:
     assert code == 2 and "never mixed" in text
     code, text = run("--model", "openai/no-such-model-x", "--model", "openai/other-model-y", "--out", str(out))
     assert code == 2 and "openai/no-such-model-x" in text and "openai/other-model-y" in text  # every price first
+    code, text = run("--model", "scripted/oracle", "--model", "scripted/repeater", "--dry-run", "--out", str(out))
+    assert code == 0 and "one shared budget" in text and text.count("dry run: no model was called") == 2
     assert not out.exists()
