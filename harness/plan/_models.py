@@ -9,14 +9,15 @@ are checked by ``_semantics`` so each problem can be reported at its own JSON pa
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 from protocols import PLACEHOLDER, MaintenanceOptions
 
 from ._checks_spec import SameSession, TrialCheck, TurnCheck
+from ._expect import SYNTAX, parse_expectation
 
 BUSINESS_TOOLS: tuple[str, ...] = ("quote_calculate", "schedule_plan", "budget_lookup")
 BusinessTool = Literal["quote_calculate", "schedule_plan", "budget_lookup"]
@@ -199,6 +200,15 @@ class FindingsSpec(_Model):
     baselineStage: str | None = Field("conversation", description="Stage of the X-43 baseline comparison.")
 
 
+def _expectation_syntax(text: str) -> str:
+    parse_expectation(text)  # a ValueError names the bad entry
+    return text
+
+
+ExpectText = Annotated[str, AfterValidator(_expectation_syntax),
+                      Field(json_schema_extra={"pattern": r"^[^:=]+:[^:=]+=[a-z_]+$"})]
+
+
 # the plan ----------------------------------------------------------------------------------------
 class Plan(_Model):
     schema_: str | None = Field(None, alias="$schema", description="Path of plan.schema.json.")
@@ -213,6 +223,10 @@ class Plan(_Model):
     stop: StopSpec = StopSpec()
     maintenance: MaintenanceOptions = MaintenanceOptions()
     findings: FindingsSpec = FindingsSpec()
+    expect: list[ExpectText] = Field(
+        default_factory=list,
+        description=f"Expected stage outcomes, {SYNTAX}: a run that misses one exits 4 (a CI gate). Statuses: "
+                    "passed, failed, inconclusive, skipped, not_reached.")
 
     def group(self, group_id: str) -> GroupSpec:
         return next(g for g in self.groups if g.id == group_id)
