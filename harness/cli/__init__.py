@@ -11,6 +11,7 @@ from . import (  # noqa: F401
     _apply,
     _compare,
     _converse,
+    _export,
     _protocols,
     _render,
     _report,
