@@ -76,7 +76,7 @@ def prepare(plan: Plan, expect: list[str] | None, junit: Path | None, temperatur
     return Gate(plan=plan, expect=expectations, spec=spec, overrides=overrides, junit=junit)
 
 
-def _show(results: list[ExpectationResult], who: str = "") -> None:
+def show_expectations(results: list[ExpectationResult], who: str = "") -> None:
     if not results:
         return
     missed = unmet(results)
@@ -95,7 +95,7 @@ def _code(stopped: bool, missed: bool) -> int:
 def finish_run(outcome: RunOutcome, junit: Path | None) -> int:
     """Show the gate's result, write the JUnit file, and return the exit code (see the module)."""
     results = outcome.report.expectations
-    _show(results)
+    show_expectations(results)
     if junit is not None:
         write_junit(junit, [(outcome.report.plan.id, outcome.report)])
         console.print(f"junit: {junit}", markup=False, soft_wrap=True)
@@ -107,7 +107,7 @@ def finish_sweep(outcome: SweepOutcome, junit: Path | None) -> int:
     missed = False
     reports = []
     for entry in outcome.sweep.models:
-        _show(entry.expectations, f" of {entry.model}")
+        show_expectations(entry.expectations, f" of {entry.model}")
         missed = missed or bool(unmet(entry.expectations))
         try:
             reports.append((entry.model, read_report(outcome.out_dir / entry.slug / "report.json")))

@@ -195,9 +195,12 @@ class FindingsSpec(_Model):
     positionGroup: str = Field("B", description="unified@3 before_history_assistant (position only).")
     roleGroup: str = Field("C", description="unified@3 trailing_user (role only).")
     sentinelGroup: str = Field("v2", description="unified@2: did the original anomaly reproduce?")
-    baselineGroup: str | None = Field("prefix", description="prefix@2 baseline for X-43; null = none.")
+    baselineGroup: str | None = Field(
+        "prefix", description="The prefix@2 group each unified group is compared with on outcome, repeated tool "
+                              "calls, tokens and cost (X-43); null = no baseline comparison.")
     anomalyStages: list[str] = Field(default_factory=lambda: ["simple", "tool_continuation"], min_length=1)
-    baselineStage: str | None = Field("conversation", description="Stage of the X-43 baseline comparison.")
+    baselineStage: str | None = Field(
+        "conversation", description="The stage in which groups are compared with the baseline (X-43).")
 
 
 def _expectation_syntax(text: str) -> str:

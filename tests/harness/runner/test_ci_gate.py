@@ -140,3 +140,25 @@ def test_sweep_every_model_must_meet_each_expectation(tmp_path: Path) -> None:
     assert [s.get("name") for s in suites] == ["scripted/oracle", PREFILL]
     assert [len(s.findall("testcase")) for s in suites] == [3, 3]
     assert all(str(c.get("name")).endswith(f" [{PREFILL}]") for c in suites[1].findall("testcase"))
+    md = (out / "sweep.md").read_text(encoding="utf-8")
+    assert "## Expectations (CI gate): every model must meet each one" in md
+    assert f"| {PREFILL} | A:simple=passed | failed | **unmet** |" in md and "1 unmet over 2 model(s)" in md
+    assert "1 unmet over 2 model(s): the sweep exits 4" in (out / "sweep.html").read_text(encoding="utf-8")
+    # a sweep keeps its overrides like a run: resuming it with others is refused before anything runs
+    code, output = _run(str(FIXED_PLAN), "--group", "A", "--stage", "simple", "--seed", "3", "--resume", str(out))
+    assert code == 2 and f"{out} ran with no overrides; this resume gives --seed 3" in output, output
+
+
+def test_rescore_checks_the_new_plans_expectations(gated: tuple[Path, int, str], tmp_path: Path) -> None:
+    root, _, _ = gated
+    data = plan_data()
+    data["expect"] = ["A:simple=failed"]
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(data), encoding="utf-8")
+    result = CliRunner().invoke(app, ["rescore", str(root / "run"), "--plan", str(plan), "--out", str(tmp_path / "a")])
+    assert result.exit_code == 0 and "expectations: all 1 met" in result.output, result.output
+    data["expect"] = ["B:simple=failed"]
+    plan.write_text(json.dumps(data), encoding="utf-8")
+    result = CliRunner().invoke(app, ["rescore", str(root / "run"), "--plan", str(plan), "--out", str(tmp_path / "b")])
+    assert result.exit_code == 4, result.output
+    assert "unmet B:simple=failed: expected failed, was passed" in " ".join(result.output.split())
