@@ -9,16 +9,17 @@ the unmet expectations are still listed and in report.json.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.plan import Expectation, Plan
-from harness.report import ExpectationResult, Override, ReportError, read_report, read_sweep, write_junit
+from harness.report import ExpectationResult, Override, Report, ReportError, read_report, read_sweep, write_junit
 from harness.runner import ResumeRefused, RunDir, RunOutcome, SweepOutcome
 from harness.runner._expect import describe, parse_cli_expectations, unmet
 from harness.runner._overrides import OverrideError, OverrideSpec, apply_overrides, parse_repeats, resume_overrides
 
-from ._app import EXIT_OK, EXIT_STOPPED, EXIT_UNMET, fail
+from ._app import EXIT_INVALID, EXIT_OK, EXIT_STOPPED, EXIT_UNMET, err_console, fail
 from ._run_view import console
 
 DOC_EXPECT = ("Expected stage outcome GROUP:STAGE=STATUS (repeatable), e.g. A:simple=passed; STATUS is passed, "
@@ -73,7 +74,31 @@ def prepare(plan: Plan, expect: list[str] | None, junit: Path | None, temperatur
     expectations, problems = parse_cli_expectations(plan, expect or [])
     if problems:
         fail("; ".join(problems))
+    if junit is not None:
+        _check_writable(junit)
     return Gate(plan=plan, expect=expectations, spec=spec, overrides=overrides, junit=junit)
+
+
+def _check_writable(path: Path) -> None:
+    """--junit FILE must be writable before anything runs, not found unwritable after the spend."""
+    if path.is_dir():
+        fail(f"--junit {path}: is a directory; name a file, e.g. {path / 'junit.xml'}")
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK):
+        fail(f"--junit {path}: {parent} is not a writable directory")
+
+
+def _write_junit(path: Path, suites: list[tuple[str, Report]]) -> bool:
+    try:
+        write_junit(path, suites)
+    except OSError as exc:
+        err_console.print(f"error: --junit {path} could not be written: {exc.strerror or exc}", markup=False,
+                          soft_wrap=True)
+        return False
+    console.print(f"junit: {path}", markup=False, soft_wrap=True)
+    return True
 
 
 def show_expectations(results: list[ExpectationResult], who: str = "") -> None:
@@ -96,9 +121,8 @@ def finish_run(outcome: RunOutcome, junit: Path | None) -> int:
     """Show the gate's result, write the JUnit file, and return the exit code (see the module)."""
     results = outcome.report.expectations
     show_expectations(results)
-    if junit is not None:
-        write_junit(junit, [(outcome.report.plan.id, outcome.report)])
-        console.print(f"junit: {junit}", markup=False, soft_wrap=True)
+    if junit is not None and not _write_junit(junit, [(outcome.report.plan.id, outcome.report)]):
+        return EXIT_INVALID
     return _code(outcome.stop_reason is not None, bool(unmet(results)))
 
 
@@ -113,7 +137,6 @@ def finish_sweep(outcome: SweepOutcome, junit: Path | None) -> int:
             reports.append((entry.model, read_report(outcome.out_dir / entry.slug / "report.json")))
         except ReportError:
             continue  # a model that did not run has no trials
-    if junit is not None:
-        write_junit(junit, reports)
-        console.print(f"junit: {junit}", markup=False, soft_wrap=True)
+    if junit is not None and not _write_junit(junit, reports):
+        return EXIT_INVALID
     return _code(outcome.sweep.status != "completed", missed)

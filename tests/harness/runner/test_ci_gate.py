@@ -162,3 +162,9 @@ def test_rescore_checks_the_new_plans_expectations(gated: tuple[Path, int, str],
     result = CliRunner().invoke(app, ["rescore", str(root / "run"), "--plan", str(plan), "--out", str(tmp_path / "b")])
     assert result.exit_code == 4, result.output
     assert "unmet B:simple=failed: expected failed, was passed" in " ".join(result.output.split())
+
+
+def test_junit_into_a_directory_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    code, output = _run(str(FIXED_PLAN), "--junit", str(tmp_path), "--out", str(tmp_path / "run"))
+    assert code == 2 and f"--junit {tmp_path}: is a directory; name a file" in output
+    assert not (tmp_path / "run").exists()
