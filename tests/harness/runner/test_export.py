@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import csv
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -11,7 +12,7 @@ from typer.testing import CliRunner
 
 from harness.cli import app
 from harness.report import read_report, read_sweep
-from tests.harness.runner._run import query, run_plan
+from tests.harness.runner._run import query
 
 
 def _export(*args: str) -> tuple[int, str]:
@@ -24,9 +25,9 @@ def _rows(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(fh))
 
 
-def test_csv_and_parquet_hold_every_trial_call_and_check(tmp_path: Path) -> None:
-    run = run_plan(tmp_path / "run", "scripted/prefill-continuer", groups=["A", "B"], stages=["simple"],
-                   concurrency=8).run_dir
+def test_csv_and_parquet_hold_every_trial_call_and_check(fixed_sweep: tuple[Path, int, str], tmp_path: Path) -> None:
+    run = tmp_path / "run"  # a copy of one model's ordinary run directory: the shared fixture stays as written
+    shutil.copytree(fixed_sweep[0] / "scripted-prefill-continuer", run)
     code, output = _export(str(run))
     assert code == 0, output
     assert output.split() == [str(run / "export" / f"{n}.csv") for n in ("trials", "calls", "checks")]
