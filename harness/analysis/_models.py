@@ -6,7 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-StageStatus = Literal["passed", "failed", "inconclusive", "skipped", "not_reached"]
+from harness.plan import StageStatus  # noqa: F401  (re-exported: one owner of the stage statuses)
+
 ModelKind = Literal["scripted", "real"]
 
 

@@ -1,6 +1,7 @@
 """The ``harness`` command line (typer). One module per command; this file only assembles them.
 
-Exit codes (O-24): 0 ran to its end, 2 invalid input or usage, 3 stopped early, 1 internal defect.
+Exit codes (O-24): 0 ran to its end, 2 invalid input or usage, 3 stopped early, 4 an expectation
+of ``harness run --expect`` unmet, 1 internal defect.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from . import (  # noqa: F401
     _apply,
     _compare,
     _converse,
+    _export,
     _protocols,
     _render,
     _report,

@@ -28,9 +28,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-EXIT_OK, EXIT_DEFECT, EXIT_INVALID, EXIT_STOPPED = 0, 1, 2, 3
+EXIT_OK, EXIT_DEFECT, EXIT_INVALID, EXIT_STOPPED, EXIT_UNMET = 0, 1, 2, 3, 4
 
-err_console = Console(stderr=True, soft_wrap=True)
+err_console = Console(stderr=True, soft_wrap=True, emoji=False)  # ":x:" in user text stays ":x:"
 F = TypeVar("F", bound=Callable[..., Any])
 
 

@@ -24,8 +24,8 @@ def render_cmd(
 ) -> None:
     """Print {"messages", "sources", "tools"}: the request exactly as handed to litellm, one source per message.
 
-    Deterministic (P-20). A state the protocol cannot project (broken tool pairing, unknown window)
-    exits 2 with the reason.
+    The same state and options always give the same request, byte for byte (P-20). A state the
+    protocol cannot project (broken tool pairing, unknown window) exits 2 with the reason.
 
     Example: harness render --protocol unified@3 --option stateMessagePlacement=trailing_user state.json
     """

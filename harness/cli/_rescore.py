@@ -13,7 +13,8 @@ from harness.plan import PlanError, load_plan
 from harness.report import is_sweep, read_sweep
 from protocols import InvalidInput
 
-from ._app import EXIT_INVALID, EXIT_OK, app, err_console, fail, reflow_help
+from ._app import EXIT_INVALID, EXIT_OK, EXIT_UNMET, app, err_console, fail, reflow_help
+from ._run_gate import show_expectations
 from ._run_view import console, where
 
 
@@ -43,8 +44,12 @@ def rescore_cmd(
 
     For a sweep, rescore each model's run: harness rescore D/<model-slug> --plan PLAN.
 
+    The plan's expect list (GROUP:STAGE=STATUS) is checked against the new outcomes, as harness run
+    checks it.
+
     Exit codes: 0 re-scored; 2 invalid input (not a run directory, an unreadable plan, a plan that
-    differs from the recorded one); 1 an internal defect of the harness.
+    differs from the recorded one); 4 re-scored, but an expectation of the plan is unmet (a run that
+    had stopped early exits 0: its verdicts were never final); 1 an internal defect of the harness.
     """
     from harness.runner import rescore
 
@@ -78,4 +83,6 @@ def rescore_cmd(
         console.print(f"finding {finding.rule}: {finding.statement}", markup=False, soft_wrap=True)
     console.print(f"{outcome.trials_changed} trial verdict(s) changed; no model was called", markup=False)
     where(outcome.out_dir, "report", outcome.render_error)
-    raise typer.Exit(EXIT_OK)
+    show_expectations(outcome.report.expectations)
+    missed = any(not e.met for e in outcome.report.expectations)
+    raise typer.Exit(EXIT_UNMET if missed and outcome.report.status == "completed" else EXIT_OK)

@@ -1,7 +1,8 @@
 """``harness run PLAN``: run an experiment (O-1, O-24, O-25, O-26).
 
-Exit codes: 0 the experiment ran to its end (whatever the verdicts), 2 invalid input or usage,
-3 stopped early (budget, stop condition, interrupt; the report is still written), 1 a defect.
+Exit codes: 0 the experiment ran to its end (whatever the verdicts) and met every expectation,
+2 invalid input or usage, 3 stopped early (budget, stop condition, interrupt; the report is still
+written), 4 an expectation unmet (``_run_gate``), 1 a defect.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from harness.runner import (
     prepare_prices,
 )
 
-from ._app import EXIT_INVALID, EXIT_OK, EXIT_STOPPED, app, err_console, fail, reflow_help
+from ._app import EXIT_INVALID, EXIT_OK, app, err_console, fail, reflow_help
+from ._run_gate import DOC_EXPECT, DOC_JUNIT, DOC_REPEATS, DOC_SEED, DOC_TEMPERATURE, EXIT_CODES, finish_run, prepare
 from ._run_sweep import DOC_CACHE, DOC_MODEL, run_sweep
 from ._run_view import Progress, dry_run, guarded, summary
 
@@ -78,6 +80,11 @@ def run_cmd(
     price: Annotated[list[str] | None, typer.Option("--price", help=_DOC_PRICE)] = None,
     dry: bool = typer.Option(False, "--dry-run", help="Validate and show what would run; call no model."),
     cache: Annotated[Path | None, typer.Option("--cache", help=DOC_CACHE)] = None,
+    expect: Annotated[list[str] | None, typer.Option("--expect", help=DOC_EXPECT)] = None,
+    junit: Annotated[Path | None, typer.Option("--junit", help=DOC_JUNIT)] = None,
+    temperature: float | None = typer.Option(None, "--temperature", help=DOC_TEMPERATURE),
+    seed: int | None = typer.Option(None, "--seed", help=DOC_SEED),
+    repeats: Annotated[list[str] | None, typer.Option("--repeats", help=DOC_REPEATS)] = None,
 ) -> None:
     """Run an experiment plan: staged groups, budgets, checks, report.json and metrics.duckdb.
 
@@ -92,9 +99,13 @@ def run_cmd(
     from DIR instead of calling the model: a second identical run costs nothing. Cached responses
     are marked in the calls and the report and never count as spent.
 
-    Exit codes: 0 the experiment ran to its end (whatever the verdicts); 2 invalid input or usage
-    (nothing ran); 3 stopped early (budget, stop condition, interrupt; the report is still written,
-    --resume continues it); 1 an internal defect of the harness.
+    CI gate: --expect A:simple=passed (repeatable, added to the plan's expect list) makes the run exit 4
+    when a stage ends otherwise; --junit FILE writes one JUnit test case per trial. Quick overrides:
+    --temperature, --seed and --repeats STAGE=N replace the plan's values for this run; report.json
+    records them as overrides, and --resume refuses a run directory that ran with other overrides
+    (given none, a resume reuses the recorded ones).
+
+    {exit_codes}
     """
     try:
         plan, sha256 = load_plan(plan_path)
@@ -102,6 +113,8 @@ def run_cmd(
         _plan_errors(plan_path, exc.errors)
         return
     _check_selection(plan, group, stage)
+    gate = prepare(plan, expect, junit, temperature, seed, repeats, resume)
+    plan = gate.plan
     if out is not None and resume is not None and out != resume:
         fail("--out and --resume name different directories; --resume continues the run where it is")
     if len(model or []) > 1 or (resume is not None and is_sweep(resume)):
@@ -112,8 +125,9 @@ def run_cmd(
         settings = Settings(agent_model="-", maintainer_model="-", api_base=api_base or plan.models.apiBase,
                             groups=group or None, stages=stage or None, concurrency=concurrency, cache_dir=cache)
         base = RunRequest(plan=plan, plan_sha256=sha256, plan_path=plan_path, settings=settings,
-                          out_dir=resume or out or default_out_dir(plan), max_usd=max_usd, cli_prices=prices)
-        raise typer.Exit(run_sweep(base, model or [], maintainer_model, resume is not None, dry))
+                          out_dir=resume or out or default_out_dir(plan), max_usd=max_usd, cli_prices=prices,
+                          expect=gate.expect, override_spec=gate.spec, overrides=gate.overrides)
+        raise typer.Exit(run_sweep(base, model or [], maintainer_model, resume is not None, dry, junit))
     model_name = model[0] if model else None
     manifest = {}
     if resume is not None:
@@ -137,7 +151,8 @@ def run_cmd(
                         groups=group or None, stages=stage or None, concurrency=concurrency, cache_dir=cache)
     request = RunRequest(plan=plan, plan_sha256=sha256, plan_path=plan_path, settings=settings,
                          out_dir=resume or out or default_out_dir(plan), resume=resume is not None,
-                         max_usd=max_usd, cli_prices=prices)
+                         max_usd=max_usd, cli_prices=prices, expect=gate.expect, override_spec=gate.spec,
+                         overrides=gate.overrides)
     try:
         table = prepare_prices(request)
     except PriceUnknown as exc:
@@ -146,10 +161,13 @@ def run_cmd(
     if dry:
         dry_run(request, table)
         raise typer.Exit(EXIT_OK)
-    raise typer.Exit(_execute(request))
+    raise typer.Exit(_execute(request, junit))
 
 
-def _execute(request: RunRequest) -> int:
+run_cmd.__doc__ = (run_cmd.__doc__ or "").replace("{exit_codes}", EXIT_CODES)
+
+
+def _execute(request: RunRequest, junit: Path | None) -> int:
     progress = Progress(request)
 
     def work() -> RunOutcome:
@@ -160,4 +178,4 @@ def _execute(request: RunRequest) -> int:
     if isinstance(outcome, int):
         return outcome
     summary(outcome)
-    return EXIT_STOPPED if outcome.stop_reason else EXIT_OK
+    return finish_run(outcome, junit)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 from rich.table import Table
@@ -22,7 +23,8 @@ from harness.runner import (
 from harness.runner._execute import effective_budget
 from harness.runner._sweep import check_sweep_resume, member_request
 
-from ._app import EXIT_INVALID, EXIT_OK, EXIT_STOPPED, err_console, fail
+from ._app import EXIT_INVALID, EXIT_OK, err_console, fail
+from ._run_gate import finish_sweep
 from ._run_view import Progress, console, dry_run, guarded, summary, where
 
 DOC_MODEL = ("Agent model (litellm string); default: the plan's. Repeat it to sweep several models into one "
@@ -32,7 +34,8 @@ DOC_CACHE = ("Response cache directory (opt-in): a request asked before (same mo
 _COLOURS = {"passed": "green", "failed": "red", "inconclusive": "yellow"}
 
 
-def run_sweep(base: RunRequest, models: list[str], maintainer: str | None, resume: bool, dry: bool) -> int:
+def run_sweep(base: RunRequest, models: list[str], maintainer: str | None, resume: bool, dry: bool,
+              junit: Path | None = None) -> int:
     request = SweepRequest(base=base, models=models, maintainer=maintainer, resume=resume)
     try:
         if resume:
@@ -58,7 +61,7 @@ def run_sweep(base: RunRequest, models: list[str], maintainer: str | None, resum
             console.print(f"[bold]model {model}[/]")
             dry_run(member_request(request, model, "-"), tables[model])
         return EXIT_OK
-    return _execute(request)
+    return _execute(request, junit)
 
 
 def _on_model(request: SweepRequest) -> Any:
@@ -80,13 +83,13 @@ async def _member(request: RunRequest) -> RunOutcome:
     return outcome
 
 
-def _execute(request: SweepRequest) -> int:
+def _execute(request: SweepRequest, junit: Path | None) -> int:
     outcome = guarded(lambda: asyncio.run(execute_sweep(request, run_member=_member, on_model=_on_model(request))),
                       request.out_dir)
     if isinstance(outcome, int):
         return outcome
     sweep_summary(outcome)
-    return EXIT_OK if outcome.sweep.status == "completed" else EXIT_STOPPED
+    return finish_sweep(outcome, junit)
 
 
 def sweep_summary(outcome: SweepOutcome) -> None:

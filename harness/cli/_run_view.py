@@ -22,7 +22,7 @@ from ._validate import planned_trials, summary_table
 
 T = TypeVar("T")
 
-console = Console()
+console = Console(emoji=False)  # user and model text is printed as written (":x:" is not an emoji)
 _COLOURS = {"passed": "green", "failed": "red", "inconclusive": "yellow", "skipped": "grey50",
             "not_reached": "grey50"}
 
@@ -87,6 +87,10 @@ def summary(outcome: RunOutcome) -> None:
     console.print(f"spent ${spent['usd']:.4f}, {spent['llmCalls']} model calls{cached}, "
                   f"{spent['inputTokens'] + spent['outputTokens']:,} tokens, {spent['wallSeconds']:.1f} s",
                   markup=False)
+    from harness.reports._workflow import console_lines  # here: harness.reports imports matplotlib
+
+    for line in console_lines(report):  # overrides and infrastructure (issue 13)
+        console.print(line, markup=False, soft_wrap=True, highlight=False)
     where(outcome.run_dir, "report", outcome.render_error)
 
 

@@ -71,7 +71,7 @@ def validate_cmd(
         print_json({"valid": True, "plan": plan_path, "id": plan.id, "sha256": sha256,
                     "plannedTrials": planned_trials(plan)})
         return
-    console = Console()
+    console = Console(emoji=False)
     _say(console, "valid")
     _say(console, f"plan {plan.id}")
     _say(console, f"sha256 {sha256}")

@@ -1,6 +1,7 @@
 """metrics.duckdb (O-10 … O-13): schema by named migrations, batched writer, views, run comparison."""
 
 from ._compare import METRICS_FILE, RunSummary, load_runs, metrics_path
+from ._export import EXPORTS, FORMATS, ExportError, export_runs
 from ._rows import (
     ROW_MODELS,
     CheckRow,
@@ -16,7 +17,7 @@ from ._views import VIEWS
 from ._writer import MetricsWriter
 
 __all__ = [
-    "METRICS_FILE", "MIGRATIONS", "ROW_MODELS", "TABLES", "VIEWS",
+    "EXPORTS", "FORMATS", "METRICS_FILE", "MIGRATIONS", "ExportError", "export_runs", "ROW_MODELS", "TABLES", "VIEWS",
     "CheckRow", "ExperimentRow", "LlmCallRow", "MetricsWriter", "RequestSegmentRow", "RunRow", "RunSummary",
     "ToolCallRow", "TrialRow",
     "applied_migrations", "load_runs", "metrics_path", "migrate", "table_columns",

@@ -6,6 +6,7 @@ Importing this package does not import litellm; the first model call does.
 from ._errors import ModelCallError
 from ._factory import make_model
 from ._info import model_capacity, supports_assistant_prefill
+from ._infra_kind import infra_kind
 from ._interface import ChatModel
 from ._litellm import LiteLLMModel
 from ._local import PLACEHOLDER_KEY, is_loopback
@@ -31,6 +32,7 @@ __all__ = [
     "ToolCallOut",
     "Usage",
     "ensure_litellm",
+    "infra_kind",
     "is_loopback",
     "looks_like_unparsed_tool_call",
     "make_model",

@@ -18,6 +18,7 @@ from ._checks_spec import (
     TurnCheck,
     WindowMismatchRecovered,
 )
+from ._expect import STAGE_STATUSES, SYNTAX, Expectation, StageStatus, conflict, expectation_problem, parse_expectation
 from ._jsonschema import plan_json_schema, plan_json_schema_text
 from ._load import PlanError, json_path, load_plan, parse_json, parse_plan, plan_sha256
 from ._matching import contains_date, contains_number, contains_regex, contains_text, find_numbers, mentions
@@ -40,12 +41,12 @@ from ._models import (
 from ._prices import price_problems
 
 __all__ = [
-    "BUSINESS_TOOLS", "TRIAL_CHECKS", "TURN_CHECKS",
-    "AgentSpec", "AnswerContains", "AnswerNotContains", "BudgetSpec", "CompressionReadback", "FindingsSpec",
-    "FoldReadback", "GroupSpec", "MemoryPreserved", "ModelsSpec", "Plan", "PlanError", "Price", "ProjectData",
-    "ProtocolRef", "RunCompleted", "SameSession", "Sampling", "StageSpec", "StateInEveryRequest", "StopSpec",
-    "ToolCalled", "ToolNotCalled", "TrialCheck", "Turn", "TurnCheck", "WindowMismatchRecovered",
-    "contains_date", "contains_number", "contains_regex", "contains_text", "find_numbers", "json_path",
-    "load_plan", "mentions", "parse_json", "parse_plan", "plan_json_schema", "plan_json_schema_text",
-    "plan_sha256", "price_problems",
+    "BUSINESS_TOOLS", "STAGE_STATUSES", "SYNTAX", "TRIAL_CHECKS", "TURN_CHECKS", "AgentSpec", "AnswerContains",
+    "AnswerNotContains", "BudgetSpec", "CompressionReadback", "conflict", "contains_date", "contains_number",
+    "contains_regex", "contains_text", "Expectation", "expectation_problem", "find_numbers", "FindingsSpec",
+    "FoldReadback", "GroupSpec", "json_path", "load_plan", "MemoryPreserved", "mentions", "ModelsSpec",
+    "parse_expectation", "parse_json", "parse_plan", "Plan", "plan_json_schema", "plan_json_schema_text",
+    "plan_sha256", "PlanError", "Price", "price_problems", "ProjectData", "ProtocolRef", "RunCompleted",
+    "SameSession", "Sampling", "StageSpec", "StageStatus", "StateInEveryRequest", "StopSpec", "ToolCalled",
+    "ToolNotCalled", "TrialCheck", "Turn", "TurnCheck", "WindowMismatchRecovered",
 ]

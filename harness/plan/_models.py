@@ -9,14 +9,15 @@ are checked by ``_semantics`` so each problem can be reported at its own JSON pa
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 from protocols import PLACEHOLDER, MaintenanceOptions
 
 from ._checks_spec import SameSession, TrialCheck, TurnCheck
+from ._expect import SYNTAX, parse_expectation
 
 BUSINESS_TOOLS: tuple[str, ...] = ("quote_calculate", "schedule_plan", "budget_lookup")
 BusinessTool = Literal["quote_calculate", "schedule_plan", "budget_lookup"]
@@ -194,9 +195,21 @@ class FindingsSpec(_Model):
     positionGroup: str = Field("B", description="unified@3 before_history_assistant (position only).")
     roleGroup: str = Field("C", description="unified@3 trailing_user (role only).")
     sentinelGroup: str = Field("v2", description="unified@2: did the original anomaly reproduce?")
-    baselineGroup: str | None = Field("prefix", description="prefix@2 baseline for X-43; null = none.")
+    baselineGroup: str | None = Field(
+        "prefix", description="The prefix@2 group each unified group is compared with on outcome, repeated tool "
+                              "calls, tokens and cost (X-43); null = no baseline comparison.")
     anomalyStages: list[str] = Field(default_factory=lambda: ["simple", "tool_continuation"], min_length=1)
-    baselineStage: str | None = Field("conversation", description="Stage of the X-43 baseline comparison.")
+    baselineStage: str | None = Field(
+        "conversation", description="The stage in which groups are compared with the baseline (X-43).")
+
+
+def _expectation_syntax(text: str) -> str:
+    parse_expectation(text)  # a ValueError names the bad entry
+    return text
+
+
+ExpectText = Annotated[str, AfterValidator(_expectation_syntax),
+                      Field(json_schema_extra={"pattern": r"^[^:=]+:[^:=]+=[a-z_]+$"})]
 
 
 # the plan ----------------------------------------------------------------------------------------
@@ -213,6 +226,10 @@ class Plan(_Model):
     stop: StopSpec = StopSpec()
     maintenance: MaintenanceOptions = MaintenanceOptions()
     findings: FindingsSpec = FindingsSpec()
+    expect: list[ExpectText] = Field(
+        default_factory=list,
+        description=f"Expected stage outcomes, {SYNTAX}: a run that misses one exits 4 (a CI gate). Statuses: "
+                    "passed, failed, inconclusive, skipped, not_reached.")
 
     def group(self, group_id: str) -> GroupSpec:
         return next(g for g in self.groups if g.id == group_id)

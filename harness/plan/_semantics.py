@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from protocols import CATALOG, OptionsError, resolve
 
+from ._expect import Expectation, conflict, expectation_problem, parse_expectation
 from ._models import Plan
 
 Loc = tuple[str | int, ...]
@@ -68,7 +69,7 @@ def _field_problems(key: str, options: dict[str, Any], loc: Loc) -> list[Problem
 
 
 def reference_errors(plan: Plan) -> list[Problem]:
-    return [*_id_errors(plan), *_stage_errors(plan), *_findings_errors(plan)]
+    return [*_id_errors(plan), *_stage_errors(plan), *_findings_errors(plan), *_expect_errors(plan)]
 
 
 def _duplicates(ids: list[str], where: str) -> list[Problem]:
@@ -162,4 +163,17 @@ def _findings_errors(plan: Plan) -> list[Problem]:
             out.append((("findings", "anomalyStages", i), f"unknown stage {sid!r}"))
     if spec.baselineStage is not None and spec.baselineStage not in stage_ids:
         out.append((("findings", "baselineStage"), f"unknown stage {spec.baselineStage!r}"))
+    return out
+
+
+def _expect_errors(plan: Plan) -> list[Problem]:
+    """Each ``expect`` entry names a group, a stage it takes part in and a stage status, once."""
+    out: list[Problem] = []
+    seen: dict[tuple[str, str], Expectation] = {}
+    for i, text in enumerate(plan.expect):
+        exp = parse_expectation(text)  # the syntax was checked by the model
+        problem = expectation_problem(plan, exp) or conflict(seen, exp)
+        if problem is not None:
+            out.append((("expect", i), problem))
+        seen.setdefault((exp.group, exp.stage), exp)
     return out

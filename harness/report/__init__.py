@@ -1,6 +1,7 @@
 """report.json (O-2): the versioned model and its write/read helpers."""
 
 from ._json import ReportError, read_report, write_json_atomic, write_report
+from ._junit import junit_xml, write_junit, xml_safe
 from ._models import (
     SCHEMA_VERSION,
     BudgetReport,
@@ -31,11 +32,14 @@ from ._sweep import (
     read_sweep,
     write_sweep,
 )
+from ._workflow import INFRA_KIND_WORDS, INFRA_KINDS, ExpectationResult, GroupInfrastructure, Override, kinds_text
 
 __all__ = [
-    "SCHEMA_VERSION", "SWEEP_FILE", "SWEEP_SCHEMA_VERSION",
+    "INFRA_KINDS", "INFRA_KIND_WORDS", "SCHEMA_VERSION", "SWEEP_FILE", "SWEEP_SCHEMA_VERSION",
+    "ExpectationResult", "GroupInfrastructure", "Override", "kinds_text",
     "BudgetReport", "CheckResult", "GroupReport", "ModelInfo", "PassRate", "PlanRef", "ProtocolInfo", "Report",
     "ReportError", "ReportStatus", "RunReport", "Spent", "StageReport", "ToolCallRecord", "TrialMetrics",
     "TrialReport", "TrialStatus", "SweepBudget", "SweepCell", "SweepModelRun", "SweepReport",
-    "is_sweep", "read_report", "read_sweep", "write_json_atomic", "write_report", "write_sweep",
+    "is_sweep", "junit_xml", "read_report", "read_sweep", "write_json_atomic", "write_junit", "write_report",
+    "write_sweep", "xml_safe",
 ]

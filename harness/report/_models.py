@@ -26,6 +26,8 @@ from harness.analysis import (
 from harness.models import public_api_base
 from harness.plan import BudgetSpec, GroupSpec, Price
 
+from ._workflow import ExpectationResult, GroupInfrastructure, Override
+
 SCHEMA_VERSION = 1
 
 ReportStatus = Literal["completed", "stopped", "failed"]
@@ -213,3 +215,11 @@ class Report(_Model):
     baselineComparisons: list[BaselineComparison] = Field(default_factory=list)
     findings: list[Finding] = Field(default_factory=list)
     caveats: list[str] = Field(default_factory=list)
+    expectations: list[ExpectationResult] = Field(
+        default_factory=list, description="The CI gate: the plan's expect and --expect, each met or not (exit 4).")
+    overrides: list[Override] = Field(
+        default_factory=list, description="Plan values replaced on the command line (--temperature, --seed, "
+                                          "--repeats); the plan sha256 is the file's, these come on top.")
+    infrastructure: list[GroupInfrastructure] = Field(
+        default_factory=list, description="Per group: failed call attempts by kind, retries, calls that gave up, "
+                                          "error trials (none of it a model failure).")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -19,6 +19,7 @@ from harness.plan import BudgetSpec
 
 from ._json import ReportError, write_json_atomic
 from ._models import PlanRef, Spent
+from ._workflow import ExpectationResult
 
 SWEEP_SCHEMA_VERSION = 1
 SWEEP_FILE = "sweep.json"
@@ -40,6 +41,8 @@ class SweepModelRun(_Model):
     limits: BudgetSpec | None = Field(None, description="The caps this model's run had: the sweep's remainder.")
     spent: Spent = Spent()
     findingRule: str | None = Field(None, description="The rule of the model's own first finding (X-40).")
+    expectations: list[ExpectationResult] = Field(
+        default_factory=list, description="The CI gate on this model's run: every model must meet every expectation.")
 
 
 class SweepCell(_Model):
@@ -79,6 +82,9 @@ class SweepReport(_Model):
     groups: list[str] = Field(default_factory=list, description="Group ids in plan order.")
     stages: list[str] = Field(default_factory=list, description="Stage ids in plan order.")
     budget: SweepBudget
+    overrides: dict[str, Any] = Field(
+        default_factory=dict, description="--temperature / --seed / --repeats every model ran with (a resume keeps "
+                                          "them).")
     models: list[SweepModelRun]
     table: list[SweepCell] = Field(default_factory=list)
     findings: list[SweepFinding] = Field(default_factory=list)

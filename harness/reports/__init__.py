@@ -14,6 +14,7 @@ from ._data import ReportInputError, load_metrics, load_report
 from ._render import render_html, render_markdown
 from ._sweep import render_sweep
 from ._transcripts import load_transcripts, trial_views
+from ._workflow import gate, infrastructure, triage
 
 __all__ = ["ReportInputError", "render_all", "render_sweep"]
 
@@ -33,8 +34,10 @@ def render_all(run_dir: Path) -> list[Path]:
         "repeated_calls": _plots.repeated_calls(groups, cost["repeats"]),
         "cached_tokens": _plots.cached_tokens(groups, cost["totals"]),
     }
+    trials = trial_views(report, load_transcripts(run_dir))
     context = {"h": headline(report), "g": gating(report), "comps": comparisons(report), "cost": cost,
-               "caveats": report.get("caveats", []), "trials": trial_views(report, load_transcripts(run_dir)),
+               "caveats": report.get("caveats", []), "trials": trials,
+               "wf": {"gate": gate(report), "infra": infrastructure(report), "triage": triage(trials)},
                "schema": report.get("schemaVersion"), "created": report.get("createdAt"),
                "version": report.get("harnessVersion", harness.__version__)}
     written = []

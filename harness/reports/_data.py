@@ -90,7 +90,7 @@ def load_metrics(run_dir: Path) -> dict[str, Any]:
                 "segmentUsd": _rows(con, _USD_SEGMENT_SQL), "repeats": _rows(con, _REPEATS_SQL),
                 "repeated": _rows(con, _REPEATED_SQL)}
     except duckdb.Error as exc:
-        raise ReportInputError(f"{path} does not hold the O-10 tables: {exc}") from None
+        raise ReportInputError(f"{path} does not hold the metrics tables (trials, llm_calls, …; O-10): {exc}") from None
     finally:
         con.close()
 

@@ -61,7 +61,18 @@ def sweep_context(directory: Path) -> dict[str, Any]:
     if spent.get("cachedResponses"):
         budget.append({"name": "cached responses (not spent)", "spent": _number(spent["cachedResponses"]),
                        "limit": "—"})
-    return {"s": sweep, "models": models, "rows": rows, "runs": runs, "budget": budget}
+    return {"s": sweep, "models": models, "rows": rows, "runs": runs, "budget": budget, "gate": _gate(sweep)}
+
+
+def _gate(sweep: dict[str, Any]) -> dict[str, Any]:
+    """Each model's expectations (every model must meet each one) and the overrides all models ran with."""
+    rows = [{"model": m["model"], "text": f"{e['group']}:{e['stage']}={e['expected']}", "actual": e["actual"],
+             "met": e["met"]} for m in sweep["models"] for e in m.get("expectations") or []]
+    spelled = [f"--{k} {v:g}" if isinstance(v, float) else f"--{k} {v}"
+               for k, v in (sweep.get("overrides") or {}).items() if k != "repeats"]
+    spelled += [f"--repeats {stage}={n}" for stage, n in ((sweep.get("overrides") or {}).get("repeats") or {}).items()]
+    return {"rows": rows, "unmet": sum(not r["met"] for r in rows),
+            "models": len({r["model"] for r in rows}), "overrides": ", ".join(spelled)}
 
 
 def render_sweep(directory: Path) -> list[Path]:

@@ -14,13 +14,14 @@ from typing import Any
 
 import harness
 from harness.models import Prices
-from harness.plan import BudgetSpec, Plan
-from harness.report import Report
+from harness.plan import BudgetSpec, Expectation, Plan
+from harness.report import Override, Report
 from protocols import resolve
 from protocols.store import SqliteStore
 
 from ._budget import BudgetLedger
 from ._outputs import write_outputs
+from ._overrides import OverrideSpec, check_same_overrides
 from ._persist import RunDir
 from ._prices import PriceTable, build_price_table
 from ._runner import Experiment, ProgressHook, Settings
@@ -42,6 +43,12 @@ class RunRequest:
     """Render report.html / report.md / plots after the run (``harness report DIR`` can do it later)."""
     budget: BudgetSpec | None = None
     """Caps replacing the plan's (a sweep gives each model what the earlier models left); ``max_usd`` still wins."""
+    expect: list[Expectation] = field(default_factory=list)
+    """``--expect``: checked with the plan's ``expect`` after the run (``_expect``)."""
+    override_spec: OverrideSpec = field(default_factory=OverrideSpec)
+    """``--temperature`` / ``--seed`` / ``--repeats`` as given; ``plan`` already has them applied."""
+    overrides: list[Override] = field(default_factory=list)
+    """What they replaced in the plan, for report.json (``_overrides.apply_overrides``)."""
 
 
 @dataclass
@@ -85,7 +92,8 @@ async def execute(request: RunRequest, on_trial: ProgressHook | None = None) -> 
     prices = prepare_prices(request)
     run_dir = RunDir(request.out_dir)
     if request.resume:
-        run_dir.check_resume(request.plan_sha256)
+        manifest = run_dir.check_resume(request.plan_sha256)
+        check_same_overrides(manifest.get("overrides"), request.override_spec, str(run_dir.path))
     groups = [g for g in plan.groups if settings.groups is None or g.id in settings.groups]
     checks = run_preflight(request, groups)
     if not request.resume:
@@ -95,6 +103,7 @@ async def execute(request: RunRequest, on_trial: ProgressHook | None = None) -> 
             "planPath": request.plan_path,
             "createdAt": created, "harnessVersion": harness.__version__, "agentModel": settings.agent_model,
             "maintainerModel": settings.maintainer_model, "apiBase": settings.api_base,
+            "overrides": request.override_spec.stored(),
         })
         run_dir.write_plan(plan)
     previous = run_dir.records() if request.resume else []

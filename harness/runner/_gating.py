@@ -10,13 +10,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
-from harness.plan import Plan, StageSpec
+from harness.plan import Plan, StageSpec, StageStatus
 
 from ._records import TrialRecord
 
-StageStatus = Literal["passed", "failed", "inconclusive", "skipped", "not_reached"]
+__all__ = ["StageStatus", "entry_blocker", "final_attempts", "needs_retry", "stage_status", "takes_part"]
 
 
 def takes_part(plan: Plan, group_id: str, stage: StageSpec) -> bool:

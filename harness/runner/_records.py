@@ -55,6 +55,9 @@ class CallMetric(_Model):
     """The provider's finish reason (``stop``, ``tool_calls``, ``length`` when cut at the output cap)."""
     cached: bool = False
     """Served from the response cache (``--cache``): no model was called, usd is 0."""
+    failedAttempts: list[str] = Field(default_factory=list)
+    """Kind of each failed attempt (``harness.models.infra_kind``), in order; when the call ended in an
+    error, the last is the one it gave up on."""
 
 
 class TrialMetrics(_Model):

@@ -33,6 +33,8 @@ from harness.report import TrialMetrics as ReportMetrics
 from protocols import resolve
 
 from ._cache import cache_caveats
+from ._expect import evaluate
+from ._infra import infrastructure
 from ._records import TrialMetrics, TrialRecord
 from ._runner import Experiment
 
@@ -146,6 +148,9 @@ def build_report(exp: Experiment, request: Any, experiment_id: str, status: str,
     caveats += cache_caveats([(r.group, r.stage, c.cached) for r in exp.records for c in r.calls],
                              None if s.cache_dir is None else str(s.cache_dir))
     used = sorted({s.agent_model, s.maintainer_model})
+    overrides = list(getattr(request, "overrides", []))
+    caveats += [f"the plan ran with command-line overrides: {', '.join(o.option for o in overrides)}"] if overrides \
+        else []
     return Report(
         harnessVersion=harness.__version__, createdAt=datetime.now(UTC), experimentId=experiment_id,
         status=status, stopReason=stop_reason,  # type: ignore[arg-type]
@@ -155,7 +160,9 @@ def build_report(exp: Experiment, request: Any, experiment_id: str, status: str,
                         prices={m: _price(exp.prices.entries[m].prices) for m in used if m in exp.prices.entries}),
         budget=BudgetReport(limits=exp.ledger.limits, spent=exp.ledger.snapshot()),
         groups=[_group(exp, g.id) for g in exp.selected_groups()],
-        comparisons=comparisons, baselineComparisons=baseline, findings=findings.findings, caveats=caveats)
+        comparisons=comparisons, baselineComparisons=baseline, findings=findings.findings, caveats=caveats,
+        expectations=evaluate(plan, list(getattr(request, "expect", [])), exp.outcomes), overrides=overrides,
+        infrastructure=infrastructure(group_ids, exp.records))
 
 
 def _price(p: Prices) -> Price:

@@ -183,12 +183,15 @@ def rescore(run_dir: Path, plan: Plan | None = None, plan_sha256: str | None = N
                      prices=PriceTable(), run_dir=RunDir(out), store=None, records=kept, outcomes=outcomes)
     experiment_id = f"{original.experimentId}#rescored-{sha[:12]}-{stamp}"
     built = build_report(exp, request, experiment_id, original.status, original.stopReason, [])
-    carried = [c for c in original.caveats if c.startswith(("price of ", "preflight "))]
+    carried = [c for c in original.caveats
+               if c.startswith(("price of ", "preflight ", "the plan ran with command-line overrides"))]
     head = (f"Re-scored from the trials recorded in {run_dir} (plan sha256 {manifest.get('planSha256')}) with "
             f"plan sha256 {sha}, without any model call: checks, verdicts, failure modes and findings are this "
             "plan's; answers, tool calls, tokens, costs and the budget are the recording's.")
     report = built.model_copy(update={"model": original.model, "budget": original.budget,
-                                      "caveats": [head, *notes, *built.caveats, *carried]})
+                                      "caveats": [head, *notes, *built.caveats, *carried],
+                                      "overrides": original.overrides,  # the recording's, like its answers
+                                      "infrastructure": original.infrastructure or built.infrastructure})
     if (run_dir / "transcripts").is_dir():
         shutil.copytree(run_dir / "transcripts", out / "transcripts", dirs_exist_ok=True)
     report, render_error = write_outputs(request, exp, experiment_id, original.status, original.stopReason, [],

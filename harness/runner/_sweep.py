@@ -37,6 +37,7 @@ from harness.report import (
 )
 
 from ._execute import RunOutcome, RunRequest, effective_budget, execute, prepare_prices
+from ._overrides import check_same_overrides
 from ._persist import MANIFEST, ResumeRefused, RunDir
 from ._prices import PriceTable, PriceUnknown
 from ._report import model_kind
@@ -144,6 +145,7 @@ def check_sweep_resume(request: SweepRequest) -> SweepReport:
     if recorded.plan.sha256 != request.base.plan_sha256:
         raise ResumeRefused(f"{request.out_dir} swept plan sha256 {recorded.plan.sha256}, this plan is "
                             f"{request.base.plan_sha256}: a sweep never mixes two plans (X-5)")
+    check_same_overrides(recorded.overrides, request.base.override_spec, str(request.out_dir))
     models = [m.model for m in recorded.models]
     if request.models and request.models != models:
         raise ResumeRefused(f"{request.out_dir} sweeps {', '.join(models)}; a resumed sweep keeps its models "
@@ -192,7 +194,7 @@ class Sweep:
             harnessVersion=harness.__version__, createdAt=created, updatedAt=_now(), status="running",
             plan=PlanRef(id=plan.id, sha256=base.plan_sha256, path=base.plan_path),
             groups=[g.id for g in plan.groups], stages=[s.id for s in plan.stages],
-            budget=SweepBudget(limits=self.limits),
+            budget=SweepBudget(limits=self.limits), overrides=base.override_spec.stored(),
             models=[SweepModelRun(model=m, maintainer=maintainer_of(request, m), slug=slugs[m], kind=model_kind(m),
                                   status="pending") for m in models])
 
@@ -215,6 +217,7 @@ class Sweep:
         entry.spent = Spent(**report.budget.spent.model_dump())
         entry.limits = report.budget.limits
         entry.findingRule = report.findings[0].rule if report.findings else None
+        entry.expectations = report.expectations
 
     def save(self) -> None:
         runs = self.report.models

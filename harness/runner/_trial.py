@@ -18,6 +18,7 @@ from ._budget import StopRequested
 from ._cache import enter_trial
 from ._checks import TrialView, trial_check, turn_check
 from ._diagnose import diagnose
+from ._infra import attempt_kinds
 from ._records import CallMetric, CheckResult, ToolCallMetric, TrialMetrics, TrialRecord, trial_id
 from ._repeats import mark_calls
 
@@ -142,4 +143,4 @@ def call_metric(snap: dict[str, Any]) -> CallMetric:
         status=str(error.get("kind")) if isinstance(error, dict) else "ok",
         requestSha256=str(snap.get("requestSha256") or ""), snapshotId=str(snap["id"]),
         segments=dict(snap.get("segments") or {}), finishReason=str(finish) if finish else None,
-        cached=snap.get("cacheKey") is not None)
+        cached=snap.get("cacheKey") is not None, failedAttempts=attempt_kinds(retries, error))

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from harness.models import LiteLLMModel, ModelCallError, ModelOutput, ModelRequest, Prices
+from harness.models import LiteLLMModel, ModelCallError, ModelOutput, ModelRequest, Prices, infra_kind
 from harness.server import fetch_stats, running_server
 from tests.harness.server.doubles import LOOKUP_TOOL, Registry
 
@@ -86,17 +86,21 @@ def test_e11_unknown_price_is_none_not_zero(server: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("fault", "error_class"),
-    [("429", "RateLimitError"), ("500", "InternalServerError"), ("timeout", "Timeout"),
-     ("drop", "InternalServerError"), ("malformed", "InternalServerError")],
+    ("fault", "error_class", "kind"),
+    [("429", "RateLimitError", "rate_limit"), ("500", "InternalServerError", "server_error"),
+     ("timeout", "Timeout", "timeout"), ("drop", "InternalServerError", "connection"),
+     ("malformed", "InternalServerError", "malformed")],
 )
-def test_e7_injected_fault_is_retried_and_recorded(fault: str, error_class: str) -> None:
+def test_e7_injected_fault_is_retried_and_recorded(fault: str, error_class: str, kind: str) -> None:
     with running_server(model="echo", resolve_model=Registry(), fault_schedule={1: fault},
                         retry_after_s=0, timeout_fault_s=5) as url:
         out = _ask(_model(url), "after a fault", timeout=0.5)
         stats = fetch_stats(url)
     assert out.content == "echo: after a fault"
     assert [(r.attempt, r.error_class) for r in out.retries] == [(1, error_class)]
+    # litellm folds a dropped connection and an unparseable body into InternalServerError 500: the kind
+    # the reports show tells them apart from what was recorded (issue 13)
+    assert [infra_kind(r.error_class, r.status_code, r.message) for r in out.retries] == [kind]
     assert stats["requests"] == 2 and stats["faults"] == {fault: 1}  # no hidden extra calls
 
 

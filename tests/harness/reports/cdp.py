@@ -28,7 +28,7 @@ def chromium_path() -> str | None:
 class Browser:
     """One headless Chromium with one page; ``events`` keeps every event the page session sent."""
 
-    def __init__(self, profile: Path, timeout: float = 10.0) -> None:
+    def __init__(self, profile: Path, timeout: float = 30.0) -> None:
         exe = chromium_path()
         if exe is None:
             raise RuntimeError("chromium is not installed")
@@ -109,6 +109,11 @@ class Browser:
         x, y = box
         for kind in ("mousePressed", "mouseReleased"):
             self.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
+
+    def type_text(self, selector: str, text: str) -> None:
+        """Focus ``selector`` with a click and type ``text`` as keyboard input (fires ``input`` events)."""
+        self.click(selector)
+        self.send("Input.insertText", {"text": text})
 
     def close(self) -> None:
         self.proc.terminate()

@@ -61,7 +61,9 @@ def build_run(root: Path) -> Path:
                 trials.append({"id": tid, "repeat": rep, "status": status, "sessionId": f"sess-{tid}",
                                "runs": [{"runId": "r1", "input": "Quote the venue.", "finalAnswer": snaps[0][
                                    "response"]["content"], "status": "completed", "steps": 2}],
-                               "checks": [check], "metrics": {}})
+                               "checks": [check], "metrics": {},
+                               "failureMode": "state_echo" if failing else None,
+                               "failureDetail": "turn 1: the answer continues the state block" if failing else None})
                 base = {"experiment_id": EXP, "trial_id": tid}
                 rows["trials"].append({**base, "group_id": gid, "stage_id": sid, "repeat": rep, "status": status,
                                        "session_id": f"sess-{tid}", "started_at": T0, "finished_at": T0})

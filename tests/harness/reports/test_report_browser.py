@@ -1,7 +1,8 @@
 """O-20 in a real browser: Debian's headless Chromium opens report.html from disk with no console
 message, no page error and no fetch beyond the file itself and its data: plots, and the transcript
 viewer expands a failing A trial to show the trailing assistant state block (.ci/run installs
-chromium; without it these tests skip)."""
+chromium; without it these tests skip). The triage bar filters the trials (failed only, group, stage,
+failure mode) and searches the transcripts (issue 13)."""
 
 from __future__ import annotations
 
@@ -55,7 +56,9 @@ def test_o20_report_opens_clean_and_the_viewer_expands_a_failing_a_trial(browser
     run = build_run(tmp_path / "run")
     render_all(run)
     assert _open(browser, run / "report.html") == []
-    assert browser.evaluate("document.querySelectorAll('script').length") == 0  # the EVIL caveat stays text
+    # one script, the report's own triage script; the EVIL caveat stays text
+    assert browser.evaluate("[...document.querySelectorAll('script')].map(s => s.id)") == ["triage-script"]
+    assert "alert(1)" not in browser.evaluate("document.getElementById('triage-script').textContent")
     trial = browser.evaluate("""[...document.querySelectorAll('details.trial')]
         .find(d => d.id.startsWith('trial-A_') && d.querySelector(':scope > summary .failed')).id""")
     badge = f"#{trial} details.snapshot .msg.state .badge.last"
@@ -79,3 +82,48 @@ def test_o20_report_opens_clean_and_the_viewer_expands_a_failing_a_trial(browser
 
 def _console_free(browser: Browser) -> bool:
     return not [e for e in browser.events if e["method"] in NOISE]
+
+
+def _shown(browser: Browser) -> list[list[str]]:
+    return browser.evaluate("""[...document.querySelectorAll('details.trial')].filter(t => t.checkVisibility())
+        .map(t => [t.dataset.group, t.dataset.status, t.dataset.mode])""")
+
+
+def test_triage_failed_only_filter_and_transcript_search(browser: Browser, tmp_path: Path) -> None:
+    run = build_run(tmp_path / "run")
+    render_all(run)
+    assert _open(browser, run / "report.html") == []
+    assert browser.evaluate("document.getElementById('triage').checkVisibility()") is True
+    assert len(_shown(browser)) == 18  # 3 groups x 2 stages x 3 repeats
+
+    browser.click("#f-failed")  # failed only: the six failing A trials, each with its failure mode
+    assert _shown(browser) == [["A", "failed", "state_echo"]] * 6
+    assert browser.evaluate("document.getElementById('f-count').textContent") == "6 of 18 trials shown"
+
+    browser.click("#f-failed")  # off again; search the transcripts for text only passing answers hold
+    browser.type_text("#f-text", "hall costs 120")
+    assert sorted({g for g, _, _ in _shown(browser)}) == ["B", "C"] and len(_shown(browser)) == 12
+    outlined = browser.evaluate("document.querySelectorAll('details.trial:not([hidden]) details.snapshot.hit').length")
+    assert outlined == 12  # the request whose answer matched is outlined in every shown trial
+
+    browser.evaluate("(() => { const s = document.getElementById('f-group'); s.value = 'C';"
+                     " s.dispatchEvent(new Event('change')); })()")
+    assert {g for g, _, _ in _shown(browser)} == {"C"} and len(_shown(browser)) == 6
+    browser.type_text("#f-text", " and nothing else")  # no transcript holds the longer text
+    assert _shown(browser) == []
+    assert browser.evaluate("document.getElementById('f-count').textContent").startswith("0 of 18 trials shown")
+    assert _console_free(browser)
+
+
+def test_state_badge_is_red_only_in_failed_trials(browser: Browser, tmp_path: Path) -> None:
+    """C's trailing user state is its design, not an error: its badge is neutral; A's failing one is red."""
+    run = build_run(tmp_path / "run")
+    render_all(run)
+    _open(browser, run / "report.html")
+    colours = browser.evaluate("""(() => { const out = {};
+        for (const t of document.querySelectorAll('details.trial')) {
+          const b = t.querySelector(':scope > summary .badge');
+          out[t.dataset.status] = [...new Set([...(out[t.dataset.status] || []), getComputedStyle(b).backgroundColor])];
+        } return out; })()""")
+    assert colours["failed"] == ["rgb(199, 50, 47)"]
+    assert colours["passed"] != colours["failed"] and "rgb(199, 50, 47)" not in colours["passed"]

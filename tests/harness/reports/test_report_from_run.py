@@ -21,7 +21,8 @@ def test_o20_prefill_continuer_run_shows_failing_a_with_trailing_assistant_state
     html = (out / "report.html").read_text(encoding="utf-8")
     head = html[:html.index("</section>")]
     assert "Failed: group A (simple)" in head
-    start = html.index('<details class="trial" id="trial-A_simple_1">')
+    start = html.index('<details class="trial" id="trial-A_simple_1" data-status="failed" data-group="A" '
+                       'data-stage="simple" data-mode="state_echo">')
     end = html.find('<details class="trial"', start + 10)
     trial = html[start:end if end > 0 else len(html)]
     assert '<span class="failed">failed</span>' in trial[:300]

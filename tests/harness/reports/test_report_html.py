@@ -23,7 +23,7 @@ class _Collect(HTMLParser):
         self.ids: set[str] = set()
         self.hrefs: list[str] = []
         self.srcs: list[str] = []
-        self.scripts = 0
+        self.scripts: list[dict[str, str | None]] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = dict(attrs)
@@ -33,7 +33,8 @@ class _Collect(HTMLParser):
             self.hrefs.append(str(a["href"]))
         if a.get("src"):
             self.srcs.append(str(a["src"]))
-        self.scripts += tag == "script"
+        if tag == "script":
+            self.scripts.append(a)
 
     def handle_data(self, data: str) -> None:
         self.text.append(data)
@@ -71,14 +72,14 @@ def test_o20_failing_a_trial_shows_trailing_assistant_state_last(run_dir: Path) 
     """O-20: a failing A trial's request ends with the derived state message, role assistant, badged."""
     render_all(run_dir)
     html = (run_dir / "report.html").read_text(encoding="utf-8")
-    start = html.index('<details class="trial" id="trial-A_simple_0">')
+    start = html.index('<details class="trial" id="trial-A_simple_0"')
     trial = html[start:html.index('<details class="trial"', start + 10)]
     assert "state: last message, role assistant" in trial
     msgs = re.findall(r'<div class="msg (\w+)"[^>]*>\s*<span class="label \w+">([^<]+)</span> #\d+ role <b>(\w+)</b>',
                       trial)
     assert msgs[-1] == ("state", "derived: state", "assistant")
     assert [m[0] for m in msgs[:-1]] == ["system", "raw", "raw", "raw"]
-    b = html.index('<details class="trial" id="trial-B_simple_0">')
+    b = html.index('<details class="trial" id="trial-B_simple_0"')
     assert "state: last message, role user" in html[b:html.index('<details class="trial"', b + 10)]
 
 
@@ -95,12 +96,15 @@ def test_o20_tool_calls_paired_and_failed_checks_linked(run_dir: Path) -> None:
     assert all(h[1:] in parsed.ids for h in parsed.hrefs if h.startswith("#"))
 
 
-def test_o20_self_contained_escaped_and_no_script(run_dir: Path) -> None:
-    """O-20: plots are data URIs, no external fetch, model text escaped (no URL outside escaped text)."""
+def test_o20_self_contained_escaped_and_only_the_inline_triage_script(run_dir: Path) -> None:
+    """O-20: plots are data URIs, no external fetch, model text escaped (no URL outside escaped text);
+    the one script is the report's own inline triage script (no src)."""
     render_all(run_dir)
     html = (run_dir / "report.html").read_text(encoding="utf-8")
     parsed = _parse(html)
-    assert parsed.scripts == 0
+    assert parsed.scripts == [{"id": "triage-script"}]
+    script = html[html.index('<script id="triage-script">'):]
+    assert "fetch(" not in script[:script.index("</script>")] and "alert(1)" not in script[:script.index("</script>")]
     assert len(parsed.srcs) == 4 and all(s.startswith("data:image/png;base64,") for s in parsed.srcs)
     assert EVIL not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     outside = html.replace("&lt;script&gt;alert(1)&lt;/script&gt; see https://evil.example/x", "")

@@ -26,7 +26,7 @@ def test_fixed_plan_over_http_with_faults_counts_them_as_infrastructure_Q11(
     with running_server(model="oracle", fault_rate=0.2, seed=5, retry_after_s=0, timeout_fault_s=2) as url:
         outcome = run_plan(tmp_path / "run", "openai/oracle", data, api_base=url, concurrency=8,
                            prices={"openai/oracle": Prices(input_per_mtok=0, output_per_mtok=0)},
-                           model_factory=fast_retries)
+                           model_factory=fast_retries, render=True)
         stats = fetch_stats(url)
     assert sum(stats["faults"].values()) > 10  # faults really happened
     assert outcome.status == "completed"
@@ -39,6 +39,17 @@ def test_fixed_plan_over_http_with_faults_counts_them_as_infrastructure_Q11(
     assert statuses <= {"passed", "inconclusive", "not_reached"}
     retried = query(outcome.run_dir, "SELECT sum(retries) FROM llm_calls")[0][0]
     assert retried > 0  # faults that retries absorbed are recorded per call
+    # ... and visible per group and kind in report.json, report.md and report.html (issue 13)
+    infra = outcome.report.infrastructure
+    assert [g.group for g in infra] == [g.id for g in outcome.report.groups]
+    assert sum(sum(g.failedAttempts.values()) for g in infra) == retried
+    assert sum(g.errorTrials for g in infra) == len([t for t in trials if t.status == "error"])
+    kinds = {k for g in infra for k in g.failedAttempts}
+    assert kinds <= {"rate_limit", "server_error", "timeout", "connection", "malformed"} and len(kinds) >= 3, kinds
+    md = (tmp_path / "run" / "report.md").read_text(encoding="utf-8")
+    assert "## Infrastructure: retries and errors per group" in md and "| failed attempts | by kind |" in md
+    assert "rate limit (429)" in md or "timeout" in md
+    assert 'id="infrastructure"' in (tmp_path / "run" / "report.html").read_text(encoding="utf-8")
     assert outcome.report.model.kind == "real" and outcome.report.model.apiBase == url
     for path in (tmp_path / "run").rglob("*"):  # O-30: the key never reaches an output
         if path.is_file():

@@ -1,0 +1,142 @@
+"""``harness run`` as a CI gate and with quick overrides (issue 13): ``--expect``, ``--junit``,
+``--temperature``, ``--seed``, ``--repeats``. What the options mean is here; ``_run`` only passes them.
+
+Exit codes, in order of precedence: 2 invalid input (nothing ran), 1 a harness defect, 3 stopped
+early, 4 an expectation unmet, 0 done. A run that stopped early exits 3 even when an expectation is
+also unmet: its verdicts are not final (``--resume`` finishes it, and the finished run exits 0 or 4);
+the unmet expectations are still listed and in report.json.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.plan import Expectation, Plan
+from harness.report import ExpectationResult, Override, Report, ReportError, read_report, read_sweep, write_junit
+from harness.runner import ResumeRefused, RunDir, RunOutcome, SweepOutcome
+from harness.runner._expect import describe, parse_cli_expectations, unmet
+from harness.runner._overrides import OverrideError, OverrideSpec, apply_overrides, parse_repeats, resume_overrides
+
+from ._app import EXIT_INVALID, EXIT_OK, EXIT_STOPPED, EXIT_UNMET, err_console, fail
+from ._run_view import console
+
+DOC_EXPECT = ("Expected stage outcome GROUP:STAGE=STATUS (repeatable), e.g. A:simple=passed; STATUS is passed, "
+              "failed, inconclusive, skipped or not_reached. Added to the plan's expect list (on the same group and "
+              "stage this one wins). An unmet expectation makes the run exit 4. In a sweep every model must meet it.")
+DOC_JUNIT = ("Write JUnit XML here: one test case per trial (class group.stage), failures with their failure mode "
+             "and failed checks, errors for infrastructure errors, skipped for skipped trials.")
+DOC_TEMPERATURE = "Override the plan's models.sampling.temperature (0 to 2); recorded in report.json as an override."
+DOC_SEED = "Override the plan's models.sampling.seed; recorded in report.json as an override."
+DOC_REPEATS = ("Override a stage's repeats: STAGE=N (repeatable), e.g. simple=5; recorded in report.json as an "
+               "override.")
+EXIT_CODES = ("Exit codes: 0 the experiment ran to its end and met every expectation (whatever the verdicts); "
+              "2 invalid input or an unusable environment (nothing ran); 3 stopped early (budget, stop condition, "
+              "interrupt; the report is still written, --resume continues it); 4 ran to its end but an expectation "
+              "(--expect or the plan's expect) is unmet, each one listed; 1 an internal defect of the harness. A run "
+              "that both stops early and misses an expectation exits 3: its verdicts are not final yet.")
+
+
+@dataclass
+class Gate:
+    """What the gate options decided before the run: the plan to run and what to record."""
+
+    plan: Plan
+    expect: list[Expectation] = field(default_factory=list)
+    spec: OverrideSpec = field(default_factory=OverrideSpec)
+    overrides: list[Override] = field(default_factory=list)
+    junit: Path | None = None
+
+
+def _recorded_overrides(resume: Path) -> dict[str, object] | None:
+    try:
+        return read_sweep(resume).overrides
+    except ReportError:
+        pass
+    try:
+        return RunDir(resume).manifest().get("overrides")
+    except ResumeRefused as exc:
+        fail(str(exc))
+
+
+def prepare(plan: Plan, expect: list[str] | None, junit: Path | None, temperature: float | None, seed: int | None,
+            repeats: list[str] | None, resume: Path | None) -> Gate:
+    """Overrides applied (a resume without any reuses the recorded ones) and ``--expect`` checked
+    against the plan; every problem is exit 2, naming the option."""
+    try:
+        spec = OverrideSpec(temperature=temperature, seed=seed, repeats=parse_repeats(repeats))
+        if resume is not None:
+            spec = resume_overrides(_recorded_overrides(resume), spec, str(resume))
+        plan, overrides = apply_overrides(plan, spec)
+    except (OverrideError, ResumeRefused) as exc:
+        fail(str(exc))
+    expectations, problems = parse_cli_expectations(plan, expect or [])
+    if problems:
+        fail("; ".join(problems))
+    if junit is not None:
+        _check_writable(junit)
+    return Gate(plan=plan, expect=expectations, spec=spec, overrides=overrides, junit=junit)
+
+
+def _check_writable(path: Path) -> None:
+    """--junit FILE must be writable before anything runs, not found unwritable after the spend."""
+    if path.is_dir():
+        fail(f"--junit {path}: is a directory; name a file, e.g. {path / 'junit.xml'}")
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK):
+        fail(f"--junit {path}: {parent} is not a writable directory")
+
+
+def _write_junit(path: Path, suites: list[tuple[str, Report]]) -> bool:
+    try:
+        write_junit(path, suites)
+    except OSError as exc:
+        err_console.print(f"error: --junit {path} could not be written: {exc.strerror or exc}", markup=False,
+                          soft_wrap=True)
+        return False
+    console.print(f"junit: {path}", markup=False, soft_wrap=True)
+    return True
+
+
+def show_expectations(results: list[ExpectationResult], who: str = "") -> None:
+    if not results:
+        return
+    missed = unmet(results)
+    head = f"expectations{who}: " + (f"{len(missed)} of {len(results)} unmet" if missed else f"all {len(results)} met")
+    console.print(head, markup=False, soft_wrap=True, style="bold red" if missed else "bold green")
+    for r in results:
+        console.print(f"  {'unmet' if not r.met else 'met'} {describe(r)}", markup=False, soft_wrap=True)
+
+
+def _code(stopped: bool, missed: bool) -> int:
+    if stopped:
+        return EXIT_STOPPED
+    return EXIT_UNMET if missed else EXIT_OK
+
+
+def finish_run(outcome: RunOutcome, junit: Path | None) -> int:
+    """Show the gate's result, write the JUnit file, and return the exit code (see the module)."""
+    results = outcome.report.expectations
+    show_expectations(results)
+    if junit is not None and not _write_junit(junit, [(outcome.report.plan.id, outcome.report)]):
+        return EXIT_INVALID
+    return _code(outcome.stop_reason is not None, bool(unmet(results)))
+
+
+def finish_sweep(outcome: SweepOutcome, junit: Path | None) -> int:
+    """Every model must meet every expectation: one model missing one makes the sweep exit 4."""
+    missed = False
+    reports = []
+    for entry in outcome.sweep.models:
+        show_expectations(entry.expectations, f" of {entry.model}")
+        missed = missed or bool(unmet(entry.expectations))
+        try:
+            reports.append((entry.model, read_report(outcome.out_dir / entry.slug / "report.json")))
+        except ReportError:
+            continue  # a model that did not run has no trials
+    if junit is not None and not _write_junit(junit, reports):
+        return EXIT_INVALID
+    return _code(outcome.sweep.status != "completed", missed)
