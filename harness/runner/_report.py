@@ -13,6 +13,7 @@ from harness.analysis import (
     compare_with_baseline,
     compare_with_control,
     derive_findings,
+    derive_rate_findings,
     pass_hat_ks,
 )
 from harness.models import Prices
@@ -119,10 +120,14 @@ def build_report(exp: Experiment, request: Any, experiment_id: str, status: str,
     baseline_ran = None
     if spec.baselineGroup and spec.baselineGroup in outcomes:
         baseline_ran = sum_metrics([r for r in exp.records if r.group == spec.baselineGroup]).maintenanceRuns > 0
-    findings = derive_findings(spec, outcomes, maintenance_ran=ran, model_kind=kind,  # type: ignore[arg-type]
-                               baseline_maintenance_ran=baseline_ran)
     group_ids = [g.id for g in exp.selected_groups()]
     all_counts = {g: {st: counts(exp, g, st) for (gg, st) in exp.outcomes if gg == g} for g in group_ids}
+    if spec.rules == "placement-rates":  # sampled repeats without gating: rates, not pass^k
+        findings = derive_rate_findings(spec, all_counts, outcomes, model_kind=kind,  # type: ignore[arg-type]
+                                        maintenance_ran=ran)
+    else:
+        findings = derive_findings(spec, outcomes, maintenance_ran=ran, model_kind=kind,  # type: ignore[arg-type]
+                                   baseline_maintenance_ran=baseline_ran)
     comparisons = list(compare_with_control(
         all_counts, spec.placementControl, [st.id for st in plan.stages], group_ids))
     baseline: list[BaselineComparison] = []
