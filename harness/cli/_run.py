@@ -29,7 +29,7 @@ from harness.runner import (
 
 from ._app import EXIT_INVALID, EXIT_OK, EXIT_STOPPED, app, err_console, fail, reflow_help
 from ._run_sweep import DOC_CACHE, DOC_MODEL, run_sweep
-from ._run_view import Progress, dry_run, guarded, summary
+from ._run_view import Progress, dry_run, guarded, price_refused, summary
 
 _DOC_PRICE = "Price of a model in USD per million tokens: MODEL=IN,OUT[,CACHED] (overrides the plan and litellm)."
 
@@ -141,8 +141,7 @@ def run_cmd(
     try:
         table = prepare_prices(request)
     except PriceUnknown as exc:
-        _plan_errors(plan_path, exc.errors)
-        return
+        raise typer.Exit(price_refused(exc)) from None
     if dry:
         dry_run(request, table)
         raise typer.Exit(EXIT_OK)
@@ -154,7 +153,7 @@ def _execute(request: RunRequest) -> int:
 
     def work() -> RunOutcome:
         with progress:
-            return asyncio.run(execute(request, on_trial=progress.on_trial))
+            return asyncio.run(execute(request, **progress.hooks()))
 
     outcome = guarded(work, request.out_dir)
     if isinstance(outcome, int):

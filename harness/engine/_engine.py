@@ -243,7 +243,7 @@ class _Run:
             output = await model.generate(request)
         except ModelCallError as exc:
             if e.guard is not None:
-                await e.guard.settle(reservation, None)
+                await e.guard.settle(reservation, None, exc)
             status = exc.kind
             snap = e.snapshot(self.session_id, {**base, "response": None, "error": exc.to_dict(),
                                                 "retries": [r.model_dump() for r in exc.retries]})
