@@ -70,7 +70,8 @@ def run_cmd(
     api_base: str | None = typer.Option(None, "--api-base", help="OpenAI-compatible base URL (no credentials)."),
     group: Annotated[list[str] | None, typer.Option("--group", help="Run only this group (repeatable).")] = None,
     stage: Annotated[list[str] | None, typer.Option("--stage", help="Run only this stage (repeatable).")] = None,
-    concurrency: int = typer.Option(4, "--concurrency", min=1, max=256, help="Trials running at once."),
+    concurrency: int = typer.Option(4, "--concurrency", min=1, max=256,
+                                    help="Trials running at once; for a local server, its slot count."),
     out: Annotated[Path | None, typer.Option("--out", help="Run directory; default reports/<plan-id>/<UTC time>/.")]
     = None,
     resume: Annotated[Path | None, typer.Option("--resume", help="Continue the run in this directory.")] = None,
@@ -92,9 +93,16 @@ def run_cmd(
     from DIR instead of calling the model: a second identical run costs nothing. Cached responses
     are marked in the calls and the report and never count as spent.
 
+    A model on a loopback --api-base (llama.cpp, vLLM, Ollama) runs without a price unless --price
+    gives one: its cost reads "price unknown (local model)" and maxUsd does not apply to it (token and
+    call caps do). Set --concurrency to the server's slot count (scripts/llama_server.sh prints it);
+    a context-length refusal stops the run at once (context_limit) with what to change. Without a
+    terminal (nohup, CI), a plain progress line is printed at least every 30 s.
+
     Exit codes: 0 the experiment ran to its end (whatever the verdicts); 2 invalid input or usage
-    (nothing ran); 3 stopped early (budget, stop condition, interrupt; the report is still written,
-    --resume continues it); 1 an internal defect of the harness.
+    (nothing ran), e.g. a remote model without a price under a USD cap; 3 stopped early (budget, stop
+    condition, interrupt, a server's context limit; the report is still written, --resume continues
+    it); 1 an internal defect of the harness.
     """
     try:
         plan, sha256 = load_plan(plan_path)

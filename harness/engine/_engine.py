@@ -253,6 +253,10 @@ class _Run:
                                          status=status, request_sha256=base["requestSha256"],
                                          segments=segments or {}))
             raise
+        except BaseException:  # a defect or a cancellation: free the reservation (and the model's probe slot)
+            if e.guard is not None:
+                await e.guard.settle(reservation, None)
+            raise
         if e.guard is not None:
             await e.guard.settle(reservation, output)
         self._account(output)
