@@ -131,16 +131,17 @@ def dry_run(request: RunRequest, prices: PriceTable) -> None:
     low_in, high_in = low_calls * first, sum(first + i * (out_cap + 200) for i in range(steps)) * turns
     from harness.models import Usage
 
-    def usd(tokens_in: int, tokens_out: int) -> str:
-        p = prices.get(s.agent_model)
-        if p is None:
-            return prices.note(s.agent_model).split(":")[0]
-        return f"${p.cost(Usage(input_tokens=tokens_in, output_tokens=tokens_out)):.4f}"
-
+    price = prices.get(s.agent_model)
+    if price is None:
+        cost = prices.note(s.agent_model).split(":")[0]
+    else:
+        low = price.cost(Usage(input_tokens=low_in, output_tokens=low_calls * 50))
+        high = price.cost(Usage(input_tokens=high_in, output_tokens=high_calls * out_cap))
+        cost = f"${low:.4f} – ${high:.4f}"
     console.print(f"model {s.agent_model} (maintainer {s.maintainer_model}); at most {planned_trials(plan)} "
                   f"trial(s), {turns} turn(s)", markup=False, soft_wrap=True)
-    console.print(f"estimate: {low_calls}–{high_calls} model calls, {low_in:,}–{high_in:,} input tokens, "
-                  f"cost {usd(low_in, low_calls * 50)} – {usd(high_in, high_calls * out_cap)} "
+    console.print(f"estimate: {low_calls}–{high_calls} model calls, {low_in:,}–{high_in:,} input tokens by "
+                  f"litellm's counter (a local model's chat template may count more), cost {cost} "
                   f"(budget maxUsd {request.max_usd if request.max_usd is not None else plan.budget.maxUsd})",
                   markup=False, soft_wrap=True)
     console.print("dry run: no model was called", markup=False)

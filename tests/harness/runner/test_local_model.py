@@ -94,3 +94,10 @@ def test_validate_accepts_a_loopback_plan_without_price(tmp_path: Path) -> None:
     path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     result = CliRunner().invoke(app, ["validate", str(path)])
     assert result.exit_code == 2 and "--price openai/qwen=IN,OUT" in result.output
+
+
+def test_dry_run_of_a_local_plan_reads_price_unknown() -> None:
+    probe = Path(__file__).parents[3] / "plans" / "local-placement-probe" / "experiment-plan.json"
+    result = CliRunner().invoke(app, ["run", str(probe), "--dry-run"])
+    assert result.exit_code == 0, result.output
+    assert f"cost {LOCAL}" in " ".join(result.output.split()) and "$" not in result.output
