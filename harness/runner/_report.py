@@ -149,7 +149,7 @@ def build_report(exp: Experiment, request: Any, experiment_id: str, status: str,
     if stop_reason:
         caveats.append(f"the experiment stopped early ({stop_reason}); stages not decided are skipped or not_reached")
     used = sorted({s.agent_model, s.maintainer_model})
-    caveats += [f"price of {m}: {exp.prices.note(m)}" for m in used]
+    caveats += [f"price of {m}: {exp.prices.note(m)}" for m in used if m in exp.prices.entries]
     caveats += cache_caveats([(r.group, r.stage, c.cached) for r in exp.records for c in r.calls],
                              None if s.cache_dir is None else str(s.cache_dir))
     return Report(
