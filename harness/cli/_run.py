@@ -31,7 +31,7 @@ from harness.runner import (
 from ._app import EXIT_INVALID, EXIT_OK, app, err_console, fail, reflow_help
 from ._run_gate import DOC_EXPECT, DOC_JUNIT, DOC_REPEATS, DOC_SEED, DOC_TEMPERATURE, EXIT_CODES, finish_run, prepare
 from ._run_sweep import DOC_CACHE, DOC_MODEL, run_sweep
-from ._run_view import Progress, dry_run, guarded, summary
+from ._run_view import Progress, dry_run, guarded, price_refused, summary
 
 _DOC_PRICE = "Price of a model in USD per million tokens: MODEL=IN,OUT[,CACHED] (overrides the plan and litellm)."
 
@@ -72,7 +72,8 @@ def run_cmd(
     api_base: str | None = typer.Option(None, "--api-base", help="OpenAI-compatible base URL (no credentials)."),
     group: Annotated[list[str] | None, typer.Option("--group", help="Run only this group (repeatable).")] = None,
     stage: Annotated[list[str] | None, typer.Option("--stage", help="Run only this stage (repeatable).")] = None,
-    concurrency: int = typer.Option(4, "--concurrency", min=1, max=256, help="Trials running at once."),
+    concurrency: int = typer.Option(4, "--concurrency", min=1, max=256,
+                                    help="Trials running at once; for a local server, its slot count."),
     out: Annotated[Path | None, typer.Option("--out", help="Run directory; default reports/<plan-id>/<UTC time>/.")]
     = None,
     resume: Annotated[Path | None, typer.Option("--resume", help="Continue the run in this directory.")] = None,
@@ -98,6 +99,12 @@ def run_cmd(
     --cache DIR answers a request asked before (same model, messages, tools, sampling, repeat)
     from DIR instead of calling the model: a second identical run costs nothing. Cached responses
     are marked in the calls and the report and never count as spent.
+
+    A model on a loopback --api-base (llama.cpp, vLLM, Ollama) runs without a price unless --price
+    gives one: its cost reads "price unknown (local model)" and maxUsd does not apply to it (token and
+    call caps do). Set --concurrency to the server's slot count (scripts/llama_server.sh prints it);
+    a context-length refusal stops the run at once (context_limit) with what to change. Without a
+    terminal (nohup, CI), a plain progress line is printed at least every 30 s.
 
     CI gate: --expect A:simple=passed (repeatable, added to the plan's expect list) makes the run exit 4
     when a stage ends otherwise; --junit FILE writes one JUnit test case per trial. Quick overrides:
@@ -156,8 +163,7 @@ def run_cmd(
     try:
         table = prepare_prices(request)
     except PriceUnknown as exc:
-        _plan_errors(plan_path, exc.errors)
-        return
+        raise typer.Exit(price_refused(exc)) from None
     if dry:
         dry_run(request, table)
         raise typer.Exit(EXIT_OK)
@@ -172,7 +178,7 @@ def _execute(request: RunRequest, junit: Path | None) -> int:
 
     def work() -> RunOutcome:
         with progress:
-            return asyncio.run(execute(request, on_trial=progress.on_trial))
+            return asyncio.run(execute(request, **progress.hooks()))
 
     outcome = guarded(work, request.out_dir)
     if isinstance(outcome, int):

@@ -32,10 +32,11 @@ DOC_SEED = "Override the plan's models.sampling.seed; recorded in report.json as
 DOC_REPEATS = ("Override a stage's repeats: STAGE=N (repeatable), e.g. simple=5; recorded in report.json as an "
                "override.")
 EXIT_CODES = ("Exit codes: 0 the experiment ran to its end and met every expectation (whatever the verdicts); "
-              "2 invalid input or an unusable environment (nothing ran); 3 stopped early (budget, stop condition, "
-              "interrupt; the report is still written, --resume continues it); 4 ran to its end but an expectation "
-              "(--expect or the plan's expect) is unmet, each one listed; 1 an internal defect of the harness. A run "
-              "that both stops early and misses an expectation exits 3: its verdicts are not final yet.")
+              "2 invalid input or an unusable environment (nothing ran; e.g. a remote model without a price under "
+              "a USD cap); 3 stopped early (budget, stop condition, a server's context limit, interrupt; the report "
+              "is still written, --resume continues it); 4 ran to its end but an expectation (--expect or the "
+              "plan's expect) is unmet, each one listed; 1 an internal defect of the harness. A run that both "
+              "stops early and misses an expectation exits 3: its verdicts are not final yet.")
 
 
 @dataclass

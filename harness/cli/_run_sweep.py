@@ -23,9 +23,9 @@ from harness.runner import (
 from harness.runner._execute import effective_budget
 from harness.runner._sweep import check_sweep_resume, member_request
 
-from ._app import EXIT_INVALID, EXIT_OK, err_console, fail
+from ._app import EXIT_OK, fail
 from ._run_gate import finish_sweep
-from ._run_view import Progress, console, dry_run, guarded, summary, where
+from ._run_view import Progress, console, dry_run, guarded, price_refused, summary, where
 
 DOC_MODEL = ("Agent model (litellm string); default: the plan's. Repeat it to sweep several models into one "
              "directory (one run per model, one shared budget).")
@@ -48,10 +48,7 @@ def run_sweep(base: RunRequest, models: list[str], maintainer: str | None, resum
     except ResumeRefused as exc:
         fail(str(exc))
     except PriceUnknown as exc:
-        err_console.print(f"error: a model of the sweep has no price ({len(exc.errors)} problem(s)):", markup=False)
-        for line in exc.errors:
-            err_console.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
-        return EXIT_INVALID
+        return price_refused(exc)
     if dry:
         budget = effective_budget(base)
         console.print(f"sweep: {len(request.models)} models one after another into {request.out_dir}/<model>/, one "
@@ -78,7 +75,7 @@ def _on_model(request: SweepRequest) -> Any:
 async def _member(request: RunRequest) -> RunOutcome:
     progress = Progress(request)
     with progress:
-        outcome = await execute(request, on_trial=progress.on_trial)
+        outcome = await execute(request, **progress.hooks())
     summary(outcome)
     return outcome
 
@@ -117,7 +114,8 @@ def sweep_summary(outcome: SweepOutcome) -> None:
         console.print(f"[bold]finding[/] {finding.rule}: {finding.statement}", soft_wrap=True, highlight=False)
     spent = sweep.budget.spent
     cached = f" ({spent.cachedResponses} responses from the cache, not counted)" if spent.cachedResponses else ""
-    console.print(f"sweep spent ${spent.usd:.4f}, {spent.llmCalls} model calls{cached}, "
+    usd = "USD unknown (a model's price is unknown)" if spent.usd is None else f"${spent.usd:.4f}"
+    console.print(f"sweep spent {usd}, {spent.llmCalls} model calls{cached}, "
                   f"{spent.inputTokens + spent.outputTokens:,} tokens", markup=False)
     where(outcome.out_dir, "sweep", outcome.render_error)
     if sweep.status != "completed":

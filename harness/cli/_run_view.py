@@ -1,4 +1,4 @@
-"""What ``harness run`` shows: progress bars per stage, the final group × stage table, the dry run."""
+"""What ``harness run`` shows: progress (``_progress``), the final group × stage table, the dry run."""
 
 from __future__ import annotations
 
@@ -7,60 +7,27 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
-from rich.progress import Progress as RichProgress
 from rich.table import Table
 
 from harness.business_tools import BusinessTools
-from harness.runner import PriceTable, PriceUnknown, ResumeRefused, RunOutcome, RunRequest, TrialRecord
+from harness.report import unknown_usd
+from harness.runner import PriceTable, PriceUnknown, ResumeRefused, RunOutcome, RunRequest
 from protocols import AgentConfig, FrozenView, MessageDraft, new_run_id, resolve
 from protocols.store import MemoryStore
 
 from ._app import EXIT_DEFECT, EXIT_INVALID, EXIT_STOPPED, err_console, plain
+from ._progress import Progress, console
 from ._validate import planned_trials, summary_table
 
 T = TypeVar("T")
 
-console = Console(emoji=False)  # user and model text is printed as written (":x:" is not an emoji)
+__all__ = ["Progress", "console", "dry_run", "guarded", "price_refused", "summary", "where"]
 _COLOURS = {"passed": "green", "failed": "red", "inconclusive": "yellow", "skipped": "grey50",
             "not_reached": "grey50"}
 
 
-class Progress:
-    """One bar per stage; its total is the trials the stage would run if every group entered it."""
-
-    def __init__(self, request: RunRequest) -> None:
-        self.plan = request.plan
-        self.bars = RichProgress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TextColumn("{task.fields[tally]}"), TimeElapsedColumn(), console=console,
-                                 transient=False, disable=not console.is_terminal)
-        self.tasks: dict[str, Any] = {}
-        self.tally: dict[str, dict[str, int]] = {}
-        selected = request.settings.stages
-        groups = request.settings.groups
-        for stage in self.plan.stages:
-            if selected is not None and stage.id not in selected:
-                continue
-            n = sum(stage.repeats for g in self.plan.participants(stage) if groups is None or g.id in groups)
-            self.tally[stage.id] = {}
-            self.tasks[stage.id] = self.bars.add_task(stage.id, total=n, tally="")
-
-    def __enter__(self) -> Progress:
-        self.bars.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.bars.__exit__(None, None, None)
-
-    def on_trial(self, _event: str, record: TrialRecord) -> None:
-        task = self.tasks.get(record.stage)
-        if task is None:
-            return
-        tally = self.tally[record.stage]
-        tally[record.status] = tally.get(record.status, 0) + 1
-        text = " ".join(f"{k} {v}" for k, v in sorted(tally.items()))
-        self.bars.update(task, advance=1 if record.status != "error" else 0, tally=text)
+def usd_text(value: float | None, report: dict[str, Any]) -> str:
+    return unknown_usd(report) if value is None else f"${value:.4f}"
 
 
 def summary(outcome: RunOutcome) -> None:
@@ -75,7 +42,7 @@ def summary(outcome: RunOutcome) -> None:
             m = stage["metrics"]
             colour = _COLOURS.get(stage["status"], "white")
             table.add_row(plain(group["id"]), plain(stage["id"]), f"[{colour}]{plain(stage['status'])}[/]",
-                          f"{rate['passes']}/{rate['n']}", f"{m['usd']:.4f}",
+                          f"{rate['passes']}/{rate['n']}", "unknown" if m["usd"] is None else f"{m['usd']:.4f}",
                           f"{m['inputTokens'] + m['outputTokens']:,}", str(m["repeatedToolCalls"]))
     console.print(table)
     for finding in report["findings"]:
@@ -84,13 +51,17 @@ def summary(outcome: RunOutcome) -> None:
     spent = report["budget"]["spent"]
     n_cached = spent.get("cachedResponses")
     cached = f" ({n_cached} responses from the cache, not counted)" if n_cached else ""
-    console.print(f"spent ${spent['usd']:.4f}, {spent['llmCalls']} model calls{cached}, "
+    console.print(f"spent {usd_text(spent['usd'], report)}, {spent['llmCalls']} model calls{cached}, "
                   f"{spent['inputTokens'] + spent['outputTokens']:,} tokens, {spent['wallSeconds']:.1f} s",
                   markup=False)
     from harness.reports._workflow import console_lines  # here: harness.reports imports matplotlib
 
     for line in console_lines(report):  # overrides and infrastructure (issue 13)
         console.print(line, markup=False, soft_wrap=True, highlight=False)
+    for cap, why in (report["budget"].get("notApplicable") or {}).items():
+        console.print(f"{cap} not applicable: {why}", markup=False, soft_wrap=True)
+    if report.get("stopDetail"):
+        console.print(f"stopped ({report['stopReason']}): {report['stopDetail']}", markup=False, soft_wrap=True)
     where(outcome.run_dir, "report", outcome.render_error)
 
 
@@ -105,12 +76,23 @@ def where(directory: Path, name: str, render_error: str | None) -> None:
         console.print(f"open in a browser: {html.resolve().as_uri()}", markup=False, soft_wrap=True)
 
 
+def price_refused(exc: PriceUnknown) -> int:
+    """X-22: a remote model without a price while a USD cap is set; names each model and the fix."""
+    err_console.print(f"error: no price for {len(exc.errors)} model(s) while a USD cap is set (X-22); nothing ran:",
+                      markup=False, highlight=False, soft_wrap=True)
+    for line in exc.errors:
+        err_console.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
+    return EXIT_INVALID
+
+
 def guarded(work: Callable[[], T], out_dir: Path) -> T | int:
     """``work()``, or the exit code of why it did not finish (O-24): a refused resume or an unknown
     price is the caller's (2), a second Ctrl-C stops (3), anything else is a harness defect (1)."""
     try:
         return work()
-    except (ResumeRefused, PriceUnknown) as exc:
+    except PriceUnknown as exc:
+        return price_refused(exc)
+    except ResumeRefused as exc:
         err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
         return EXIT_INVALID
     except KeyboardInterrupt:
@@ -153,14 +135,17 @@ def dry_run(request: RunRequest, prices: PriceTable) -> None:
     low_in, high_in = low_calls * first, sum(first + i * (out_cap + 200) for i in range(steps)) * turns
     from harness.models import Usage
 
-    def usd(tokens_in: int, tokens_out: int) -> str:
-        p = prices.get(s.agent_model)
-        return "unknown" if p is None else f"${p.cost(Usage(input_tokens=tokens_in, output_tokens=tokens_out)):.4f}"
-
+    price = prices.get(s.agent_model)
+    if price is None:
+        cost = prices.note(s.agent_model).split(":")[0]
+    else:
+        low = price.cost(Usage(input_tokens=low_in, output_tokens=low_calls * 50))
+        high = price.cost(Usage(input_tokens=high_in, output_tokens=high_calls * out_cap))
+        cost = f"${low:.4f} – ${high:.4f}"
     console.print(f"model {s.agent_model} (maintainer {s.maintainer_model}); at most {planned_trials(plan)} "
                   f"trial(s), {turns} turn(s)", markup=False, soft_wrap=True)
-    console.print(f"estimate: {low_calls}–{high_calls} model calls, {low_in:,}–{high_in:,} input tokens, "
-                  f"cost {usd(low_in, low_calls * 50)} – {usd(high_in, high_calls * out_cap)} "
+    console.print(f"estimate: {low_calls}–{high_calls} model calls, {low_in:,}–{high_in:,} input tokens by "
+                  f"litellm's counter (a local model's chat template may count more), cost {cost} "
                   f"(budget maxUsd {request.max_usd if request.max_usd is not None else plan.budget.maxUsd})",
                   markup=False, soft_wrap=True)
     console.print("dry run: no model was called", markup=False)

@@ -18,7 +18,9 @@ def serve_scripted_cmd(
     latency_ms: float = typer.Option(0.0, "--latency-ms", help="Added latency per request."),
     fault_rate: float = typer.Option(0.0, "--fault-rate", help="Share of requests that get a fault (0-1)."),
     fault_kinds: str = typer.Option("429,500,timeout,drop,malformed", "--fault-kinds",
-                                    help="Faults drawn at --fault-rate."),
+                                    help="Faults drawn at --fault-rate; also `context`: llama.cpp's HTTP 400 "
+                                         "exceed_context_size_error (`--fault-rate 1 --fault-kinds context` refuses "
+                                         "every completion as too long for the context)."),
     fault_schedule: str = typer.Option("", "--fault-schedule",
                                        help="Faults at fixed request numbers, e.g. `3:429,5:drop`."),
     seed: int = typer.Option(0, "--seed", help="Seed of the fault draw (same seed, same faults)."),
@@ -30,6 +32,9 @@ def serve_scripted_cmd(
         help="Answer 400 'must end with a user message' to a request ending with an assistant message."),
     context_window: int | None = typer.Option(None, "--context-window",
                                               help="Answer 400 context_length_exceeded above this many tokens."),
+    usage_scale: float = typer.Option(1.0, "--usage-scale",
+                                      help="Report usage × this (e.g. 2: a tokenizer or chat template that counts "
+                                           "twice litellm's estimate); completion tokens stay within max_tokens."),
     host: str = typer.Option("127.0.0.1", "--host", help="Only 127.0.0.1 is accepted (Q-22)."),
 ) -> None:
     """Serve a scripted model (OpenAI-compatible) on loopback until Ctrl-C; use it with
@@ -42,6 +47,7 @@ def serve_scripted_cmd(
             fault_kinds=parse_fault_kinds(fault_kinds), fault_schedule=parse_fault_schedule(fault_schedule),
             seed=seed, retry_after_s=retry_after, timeout_fault_s=timeout_fault_s,
             reject_trailing_assistant=reject_trailing_assistant, context_window_tokens=context_window,
+            usage_scale=usage_scale,
         )
     except ValidationError as exc:
         fail("; ".join(f"{'.'.join(map(str, e['loc'])) or 'option'}: {e['msg']}" for e in exc.errors()))

@@ -243,7 +243,7 @@ class _Run:
             output = await model.generate(request)
         except ModelCallError as exc:
             if e.guard is not None:
-                await e.guard.settle(reservation, None)
+                await e.guard.settle(reservation, None, exc)
             status = exc.kind
             snap = e.snapshot(self.session_id, {**base, "response": None, "error": exc.to_dict(),
                                                 "retries": [r.model_dump() for r in exc.retries]})
@@ -252,6 +252,10 @@ class _Run:
                                          usd=0.0, price_known=True, latency_ms=0.0, retries=len(exc.retries),
                                          status=status, request_sha256=base["requestSha256"],
                                          segments=segments or {}))
+            raise
+        except BaseException:  # a defect or a cancellation: free the reservation (and the model's probe slot)
+            if e.guard is not None:
+                await e.guard.settle(reservation, None)
             raise
         if e.guard is not None:
             await e.guard.settle(reservation, output)

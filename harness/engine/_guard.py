@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from ..models import ModelOutput, ModelRequest
+from ..models import ModelCallError, ModelOutput, ModelRequest
 
 
 class BudgetExhausted(Exception):
@@ -21,5 +21,6 @@ class CallGuard(Protocol):
     async def reserve(self, role: str, model: str, request: ModelRequest, prompt_tokens: int) -> Any:
         """Atomically reserve the call's worst case or raise ``BudgetExhausted``."""
 
-    async def settle(self, reservation: Any, output: ModelOutput | None) -> None:
-        """Replace the reservation by what the call really used (nothing if it failed without usage)."""
+    async def settle(self, reservation: Any, output: ModelOutput | None, error: ModelCallError | None = None) -> None:
+        """Replace the reservation by what the call really used (nothing if it failed without usage);
+        ``error`` says why a failed call failed (a context-length refusal stops the run)."""

@@ -3,6 +3,7 @@
 Importing this package does not import litellm; the first model call does.
 """
 
+from ._context import context_sizes, is_context_refusal
 from ._errors import ModelCallError
 from ._factory import make_model
 from ._info import model_capacity, supports_assistant_prefill
@@ -31,8 +32,10 @@ __all__ = [
     "ScriptedModelLike",
     "ToolCallOut",
     "Usage",
+    "context_sizes",
     "ensure_litellm",
     "infra_kind",
+    "is_context_refusal",
     "is_loopback",
     "looks_like_unparsed_tool_call",
     "make_model",

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ._errors import ModelCallError
-from ._local import PLACEHOLDER_KEY, needs_placeholder_key
+from ._local import PLACEHOLDER_KEY, is_loopback, needs_placeholder_key
 from ._pricing import Prices, price_call
 from ._redact import redact, secrets_from_env
 from ._retry import backoff_seconds, classify
@@ -152,7 +152,7 @@ class LiteLLMModel:
             for c in (message.tool_calls or [])
         ]
         usage = usage_of(response)
-        usd, known = price_call(self.model, usage, self.prices, litellm)
+        usd, known = price_call(self.model, usage, self.prices, litellm, local=is_loopback(self.api_base))
         return ModelOutput(
             content=message.content,
             tool_calls=calls,

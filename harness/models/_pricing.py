@@ -1,4 +1,8 @@
-"""Cost of one call: declared prices first, else litellm's cost map, else unknown (never $0)."""
+"""Cost of one call: declared prices first, else litellm's cost map, else unknown (never $0).
+
+A model served on a loopback ``api_base`` is never priced from litellm's map: a local server is not
+the provider's hosted model, even when it answers to the same name.
+"""
 
 from __future__ import annotations
 
@@ -28,10 +32,15 @@ class Prices(BaseModel):
         ) / 1_000_000
 
 
-def price_call(model: str, usage: Usage, prices: Prices | None, litellm: Any) -> tuple[float | None, bool]:
-    """``(usd, price_known)`` for one call. ``litellm`` is the imported module (kept lazy)."""
+def price_call(
+    model: str, usage: Usage, prices: Prices | None, litellm: Any, local: bool = False
+) -> tuple[float | None, bool]:
+    """``(usd, price_known)`` for one call. ``litellm`` is the imported module (kept lazy);
+    ``local``: the model is served on loopback, so only declared prices count."""
     if prices is not None:
         return prices.cost(usage), True
+    if local:
+        return None, False
     try:
         prompt_cost, completion_cost = litellm.cost_per_token(
             model=model,

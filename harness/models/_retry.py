@@ -11,6 +11,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ._context import is_context_refusal
+
 Decision = Literal["retry", "infrastructure", "provider_rejected", "context_window", "defect"]
 
 
@@ -30,6 +32,8 @@ def classify(exc: BaseException, litellm: Any) -> Classified:
     decision: Decision
     if isinstance(exc, exceptions.ContextWindowExceededError):
         decision = "context_window"
+    elif isinstance(exc, exceptions.APIError | exceptions.BadRequestError) and is_context_refusal(str(exc)):
+        decision = "context_window"  # llama.cpp's exceed_context_size_error and kin: a set-up error, never retried
     elif isinstance(exc, exceptions.BadRequestError | exceptions.UnprocessableEntityError):
         decision = "provider_rejected"
     elif _missing_credentials(exc):

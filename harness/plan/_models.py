@@ -189,7 +189,9 @@ class StopSpec(_Model):
 class FindingsSpec(_Model):
     """Which groups play which part in the findings rules (X-40)."""
 
-    rules: Literal["placement-v3"] = "placement-v3"
+    rules: Literal["placement-v3", "placement-rates"] = Field(
+        "placement-v3", description="placement-v3: the X-40 table on stage outcomes (pass^k, with gating); "
+        "placement-rates: pass rates compared with Fisher's exact test, for sampled repeats without gating.")
     controlGroup: str = Field("v1", description="F(control) → setup or model problem, no placement claim.")
     placementControl: str = Field("A", description="unified@3 trailing_assistant.")
     positionGroup: str = Field("B", description="unified@3 before_history_assistant (position only).")

@@ -1,7 +1,8 @@
 """Unknown prices fail closed (X-22): with ``maxUsd`` set, every model must have a price.
 
 A price comes from the plan (``models.prices``) or litellm's offline cost map. Scripted models
-(``scripted/…``) run in process and cost nothing unless the plan prices them. litellm is
+(``scripted/…``) run in process and cost nothing unless the plan prices them; a model served on a
+loopback ``models.apiBase`` runs with its price unknown (``harness.runner._prices``). litellm is
 imported only when a non-scripted model needs a lookup (its import takes seconds).
 """
 
@@ -31,6 +32,8 @@ def price_problems(plan: Plan, agent_model: str | None = None, maintainer_model:
         return []
     agent = agent_model or plan.models.agent
     maintainer = maintainer_model or plan.models.maintainer or agent
+    if _loopback(plan.models.apiBase):
+        return []  # local models run with their price unknown; maxUsd does not apply to them
     out: list[str] = []
     for field, model in (("agent", agent), ("maintainer", maintainer)):
         if model.startswith("scripted/") or model in plan.models.prices:
@@ -40,6 +43,13 @@ def price_problems(plan: Plan, agent_model: str | None = None, maintainer_model:
         if not _litellm_knows(model):
             out.append(
                 f"$.models.{field}: no price known for {model!r} while budget.maxUsd is set; add "
-                f"models.prices[{model!r}] (inputPerMTok, outputPerMTok) or pass prices on the CLI (X-22)"
+                f"models.prices[{model!r}] (inputPerMTok, outputPerMTok) or pass --price {model}=IN,OUT to "
+                "harness run (X-22)"
             )
     return out
+
+
+def _loopback(api_base: str | None) -> bool:
+    from harness.models import is_loopback  # the model layer's one definition of "this machine"
+
+    return is_loopback(api_base)

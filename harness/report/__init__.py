@@ -8,6 +8,7 @@ from ._models import (
     CheckResult,
     GroupReport,
     ModelInfo,
+    ModelPrice,
     PassRate,
     PlanRef,
     ProtocolInfo,
@@ -20,6 +21,7 @@ from ._models import (
     TrialMetrics,
     TrialReport,
     TrialStatus,
+    unknown_usd,
 )
 from ._sweep import (
     SWEEP_FILE,
@@ -37,9 +39,9 @@ from ._workflow import INFRA_KIND_WORDS, INFRA_KINDS, ExpectationResult, GroupIn
 __all__ = [
     "INFRA_KINDS", "INFRA_KIND_WORDS", "SCHEMA_VERSION", "SWEEP_FILE", "SWEEP_SCHEMA_VERSION",
     "ExpectationResult", "GroupInfrastructure", "Override", "kinds_text",
-    "BudgetReport", "CheckResult", "GroupReport", "ModelInfo", "PassRate", "PlanRef", "ProtocolInfo", "Report",
-    "ReportError", "ReportStatus", "RunReport", "Spent", "StageReport", "ToolCallRecord", "TrialMetrics",
+    "BudgetReport", "CheckResult", "GroupReport", "ModelInfo", "ModelPrice", "PassRate", "PlanRef", "ProtocolInfo",
+    "Report", "ReportError", "ReportStatus", "RunReport", "Spent", "StageReport", "ToolCallRecord", "TrialMetrics",
     "TrialReport", "TrialStatus", "SweepBudget", "SweepCell", "SweepModelRun", "SweepReport",
-    "is_sweep", "junit_xml", "read_report", "read_sweep", "write_json_atomic", "write_junit", "write_report",
-    "write_sweep", "xml_safe",
+    "is_sweep", "junit_xml", "read_report", "read_sweep", "unknown_usd", "write_json_atomic", "write_junit",
+    "write_report", "write_sweep", "xml_safe",
 ]

@@ -24,7 +24,7 @@ from harness.analysis import (
     wilson_interval,
 )
 from harness.models import public_api_base
-from harness.plan import BudgetSpec, GroupSpec, Price
+from harness.plan import BudgetSpec, GroupSpec
 
 from ._workflow import ExpectationResult, GroupInfrastructure, Override
 
@@ -45,13 +45,46 @@ class PlanRef(_Model):
     path: str
 
 
+PriceSource = Literal["cli", "plan", "scripted-builtin", "litellm", "local-unknown", "unknown"]
+
+
+class ModelPrice(_Model):
+    """One row of the price table (X-22): USD per million tokens and where it came from. The prices
+    are null when it is unknown: ``local-unknown`` (a model on a loopback server: run, cost unknown,
+    maxUsd not applicable) or ``unknown`` (a remote model run without a USD cap)."""
+
+    inputPerMTok: float | None = None
+    outputPerMTok: float | None = None
+    cachedInputPerMTok: float | None = None
+    source: PriceSource | None = Field(None, description="cli, plan, scripted-builtin, litellm (its price map), "
+                                                         "local-unknown or unknown; null in reports written before.")
+
+    @property
+    def known(self) -> bool:
+        return self.inputPerMTok is not None and self.outputPerMTok is not None
+
+
+def unknown_usd(report: dict[str, Any]) -> str:
+    """How an unknown USD figure of a report (as JSON) reads: "price unknown (local model)" when a
+    model on a loopback server is the reason, else "price unknown". Never "$0"."""
+    entries = ((report.get("model") or {}).get("prices") or {}).values()
+    local = any(isinstance(p, dict) and p.get("source") == "local-unknown" for p in entries)
+    return "price unknown (local model)" if local else "price unknown"
+
+
 class ModelInfo(_Model):
     agent: str
     maintainer: str
     kind: ModelKind
     apiBase: str | None = None
     sampling: dict[str, Any] = Field(default_factory=dict)
-    prices: dict[str, Price] = Field(default_factory=dict, description="The price table used, per model (X-22).")
+    prices: dict[str, ModelPrice] = Field(default_factory=dict,
+                                          description="The price table used, per model, with its source (X-22).")
+
+    def unpriced(self) -> list[str]:
+        """The models of this run whose USD cost is unknown."""
+        used = sorted({self.agent, self.maintainer})
+        return [m for m in used if m not in self.prices or not self.prices[m].known]
 
     @field_validator("apiBase")
     @classmethod
@@ -61,7 +94,8 @@ class ModelInfo(_Model):
 
 
 class Spent(_Model):
-    usd: float = 0.0
+    usd: float | None = Field(0.0, description="null when a model of the run has no known price (a local model): "
+                                               "the total is unknown, never $0.")
     inputTokens: int = 0
     cachedInputTokens: int = 0
     outputTokens: int = 0
@@ -73,6 +107,9 @@ class Spent(_Model):
 class BudgetReport(_Model):
     limits: BudgetSpec
     spent: Spent = Spent()
+    notApplicable: dict[str, str] = Field(
+        default_factory=dict, description="Caps that did not apply to some calls, and why (e.g. maxUsd: price "
+                                          "unknown (local model) for openai/qwen). Token and call caps always apply.")
 
 
 class ProtocolInfo(_Model):
@@ -206,7 +243,8 @@ class Report(_Model):
     createdAt: datetime
     experimentId: str = Field(description="The experiment_id of every metrics.duckdb row of this run.")
     status: ReportStatus
-    stopReason: str | None = Field(None, description="e.g. budget_exhausted:usd, provider_unhealthy, interrupted.")
+    stopReason: str | None = Field(None, description="e.g. budget_exhausted:usd, provider_unhealthy, interrupted, "
+                                                     "context_limit.")
     plan: PlanRef
     model: ModelInfo
     budget: BudgetReport
@@ -223,3 +261,5 @@ class Report(_Model):
     infrastructure: list[GroupInfrastructure] = Field(
         default_factory=list, description="Per group: failed call attempts by kind, retries, calls that gave up, "
                                           "error trials (none of it a model failure).")
+    stopDetail: str | None = Field(None, description="What the stop means and how to fix it, when the reason "
+                                                     "needs more than its name (context_limit).")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.report import unknown_usd
+
 from ._data import SEGMENTS, group_ids, repeat_totals, segment_table, token_totals
 
 SPENT_KEYS = ("usd", "inputTokens", "cachedInputTokens", "outputTokens", "totalTokens", "llmCalls", "cachedResponses",
@@ -60,14 +62,37 @@ def headline(report: dict[str, Any]) -> dict[str, Any]:
     limits, spent = budget.get("limits") or {}, dict(budget.get("spent") or {})
     if "inputTokens" in spent and "outputTokens" in spent:  # the maxTotalTokens cap counts both (X-20)
         spent["totalTokens"] = spent["inputTokens"] + spent["outputTokens"]
-    rows = [{"name": k, "spent": _fmt(spent.get(k)), "limit": _fmt(_limit(limits, k))}
+    not_applicable = budget.get("notApplicable") or {}
+    unknown = unknown_usd(report)
+    rows = [{"name": k, "spent": unknown if k == "usd" and spent.get(k) is None and k in spent else _fmt(spent.get(k)),
+             "limit": _fmt(_limit(limits, k)) + (" (not applicable: price unknown)"
+                                                 if k == "usd" and "maxUsd" in not_applicable
+                                                 and _limit(limits, k) is not None else "")}
             for k in SPENT_KEYS if (k in spent or _limit(limits, k) is not None)
             and (k != "cachedResponses" or spent.get(k))]  # shown only when the cache answered something
     model = report.get("model") or {}
     return {"plan": report.get("plan") or {}, "modelKind": model.get("kind", "?"), "agent": model.get("agent"),
             "maintainer": model.get("maintainer"), "status": report.get("status"),
-            "stopReason": report.get("stopReason"), "failing": failing, "separation": separation,
-            "budget": rows, "findings": report.get("findings", [])}
+            "stopReason": report.get("stopReason"), "stopDetail": report.get("stopDetail"), "failing": failing,
+            "separation": separation, "budget": rows, "notApplicable": not_applicable,
+            "prices": prices(report), "findings": report.get("findings", [])}
+
+
+_SOURCES = {"cli": "--price", "plan": "the plan's models.prices", "scripted-builtin": "built in (scripted, $0)",
+            "litellm": "litellm's price map", "local-unknown": "price unknown (local model)",
+            "unknown": "price unknown"}
+
+
+def prices(report: dict[str, Any]) -> list[dict[str, str]]:
+    """The price table (X-22), one row per model, with where each price came from."""
+    out = []
+    for model, p in sorted(((report.get("model") or {}).get("prices") or {}).items()):
+        known = p.get("inputPerMTok") is not None and p.get("outputPerMTok") is not None
+        source = _SOURCES.get(p.get("source") or "", "source not recorded")
+        text = (f"${p['inputPerMTok']:g} in / ${p['outputPerMTok']:g} out per million tokens ({source})" if known
+                else source if source.startswith("price unknown") else f"price unknown ({source})")
+        out.append({"model": model, "text": text})
+    return out
 
 
 def _limit(limits: dict[str, Any], key: str) -> Any:
@@ -107,7 +132,9 @@ def costs(report: dict[str, Any], metrics: dict[str, Any]) -> dict[str, Any]:
     seg_usd = segment_table(metrics, groups, "segmentUsd", "usd")
     totals = token_totals(metrics, groups)
     repeats = repeat_totals(metrics, groups)
-    rows = [{"group": g, **{k: _fmt(int(v) if k != "usd" else v) for k, v in totals[g].items()},
+    unknown = unknown_usd(report)
+    rows = [{"group": g, **{k: _fmt(int(v or 0)) if k != "usd" else (unknown if v is None else _fmt(v))
+                            for k, v in totals[g].items()},
              "segments": [_fmt(int(seg_tokens[g][s])) for s in SEGMENTS]} for g in groups]
     return {"groups": groups, "segments": SEGMENTS, "rows": rows, "segTokens": seg_tokens, "segUsd": seg_usd,
             "totals": totals, "repeats": repeats,

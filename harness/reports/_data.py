@@ -40,7 +40,7 @@ def _rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
 _TOKENS_SQL = """
 SELECT t.group_id, c.role, count(*) AS calls, sum(c.input_tokens) AS input_tokens,
        sum(c.cached_input_tokens) AS cached_input_tokens, sum(c.output_tokens) AS output_tokens,
-       sum(c.usd) AS usd
+       CASE WHEN bool_or(c.usd IS NULL) THEN NULL ELSE sum(c.usd) END AS usd  -- a call priced nowhere: unknown
 FROM llm_calls c JOIN trials t USING (experiment_id, trial_id)
 GROUP BY t.group_id, c.role ORDER BY t.group_id, c.role
 """
@@ -108,14 +108,16 @@ def segment_table(metrics: dict[str, Any], groups: list[str], key: str, field: s
     return out
 
 
-def token_totals(metrics: dict[str, Any], groups: list[str]) -> dict[str, dict[str, float]]:
-    """group → totals over agent and maintainer calls (calls, input, cached, output, usd)."""
+def token_totals(metrics: dict[str, Any], groups: list[str]) -> dict[str, dict[str, float | None]]:
+    """group → totals over agent and maintainer calls (calls, input, cached, output, usd); usd is
+    None when a call's price is unknown (a local model), never a partial sum."""
     names = ("calls", "input_tokens", "cached_input_tokens", "output_tokens", "usd")
-    out: dict[str, dict[str, float]] = {g: dict.fromkeys(names, 0.0) for g in groups}
+    out: dict[str, dict[str, float | None]] = {g: dict.fromkeys(names, 0.0) for g in groups}
     for row in metrics["tokens"]:
         g = out.setdefault(str(row["group_id"]), dict.fromkeys(names, 0.0))
         for n in names:
-            g[n] += float(row[n] or 0)
+            before = g[n]
+            g[n] = None if before is None or (n == "usd" and row[n] is None) else before + float(row[n] or 0)
     return out
 
 

@@ -59,7 +59,7 @@ def pass_rates(report: dict[str, Any]) -> bytes:
 def by_segment(groups: list[str], tokens: dict[str, dict[str, float]], usd: dict[str, dict[str, float]]) -> bytes:
     """X-51: request tokens and cost per group, stacked by request segment."""
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), layout="constrained")
-    for ax, data, label in ((axes[0], tokens, "input tokens"), (axes[1], usd, "USD (by token share)")):
+    for ax, data, label in ((axes[0], tokens, "input tokens (estimated)"), (axes[1], usd, "USD (by token share)")):
         bottom = [0.0] * len(groups)
         for seg in SEGMENTS:
             vals = [data.get(g, {}).get(seg, 0.0) for g in groups]
@@ -69,7 +69,7 @@ def by_segment(groups: list[str], tokens: dict[str, dict[str, float]], usd: dict
         ax.set_title(f"{label} per group by segment")
         if not any(bottom):
             ax.set_ylim(0, 1)
-            ax.text(0.5, 0.5, "nothing recorded (e.g. scripted model, no prices)", ha="center",
+            ax.text(0.5, 0.5, "nothing recorded (e.g. scripted model, price unknown)", ha="center",
                     transform=ax.transAxes)
     axes[0].legend(fontsize="small")
     return _png(fig)

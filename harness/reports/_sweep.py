@@ -49,7 +49,8 @@ def sweep_context(directory: Path) -> dict[str, Any]:
         report = directory / m["slug"] / "report.html"
         spent = m["spent"]
         runs.append({**m, "link": f"{m['slug']}/report.html" if report.exists() else None,
-                     "tokens": f"{spent['inputTokens'] + spent['outputTokens']:,}", "usd": f"{spent['usd']:.4f}"})
+                     "tokens": f"{spent['inputTokens'] + spent['outputTokens']:,}",
+                     "usd": "unknown" if spent["usd"] is None else f"{spent['usd']:.4f}"})
     spent, limits = sweep["budget"]["spent"], sweep["budget"]["limits"]
     spent = {**spent, "totalTokens": spent["inputTokens"] + spent["outputTokens"]}
     budget = [{"name": name, "spent": _number(spent.get(key)), "limit": _number(limits.get(cap))}

@@ -8,6 +8,7 @@ the outputs, which are written whatever the reason the experiment ended.
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from ._outputs import write_outputs
 from ._overrides import OverrideSpec, check_same_overrides
 from ._persist import RunDir
 from ._prices import PriceTable, build_price_table
-from ._runner import Experiment, ProgressHook, Settings
+from ._runner import Experiment, ProgressHook, Settings, StageHook
 from ._stops import interrupt_handlers
 from ._trial import now
 
@@ -70,7 +71,7 @@ def prepare_prices(request: RunRequest) -> PriceTable:
     """The price table, or ``PriceUnknown`` before anything runs (X-22)."""
     s = request.settings
     return build_price_table(request.plan, {"agent": s.agent_model, "maintainer": s.maintainer_model},
-                             request.cli_prices, effective_budget(request).maxUsd)
+                             request.cli_prices, effective_budget(request).maxUsd, s.api_base)
 
 
 def run_preflight(request: RunRequest, groups: list[Any]) -> list[dict[str, Any]]:
@@ -87,7 +88,11 @@ def run_preflight(request: RunRequest, groups: list[Any]) -> list[dict[str, Any]
     return out
 
 
-async def execute(request: RunRequest, on_trial: ProgressHook | None = None) -> RunOutcome:
+async def execute(request: RunRequest, on_trial: ProgressHook | None = None, *, on_stage: StageHook | None = None,
+                  on_call: Callable[[dict[str, Any]], None] | None = None) -> RunOutcome:
+    """Run the request's experiment into its run directory. Hooks (all optional, for progress views):
+    ``on_trial`` per finished trial, ``on_stage`` as a group enters / leaves a stage, ``on_call`` per
+    settled model call (the ledger's record: model, ok, tokens, usd)."""
     plan, settings = request.plan, request.settings
     prices = prepare_prices(request)
     run_dir = RunDir(request.out_dir)
@@ -108,11 +113,16 @@ async def execute(request: RunRequest, on_trial: ProgressHook | None = None) -> 
         run_dir.write_plan(plan)
     previous = run_dir.records() if request.resume else []
     store = SqliteStore(run_dir.store_path)
-    ledger = BudgetLedger(effective_budget(request), prices, on_settle=run_dir.append_call)
+    def settled(call: dict[str, Any]) -> None:
+        run_dir.append_call(call)
+        if on_call is not None:
+            on_call(call)
+
+    ledger = BudgetLedger(effective_budget(request), prices, on_settle=settled)
     if request.resume:
         ledger.restore(run_dir.spent())
     experiment = Experiment(plan=plan, settings=settings, ledger=ledger, prices=prices, run_dir=run_dir,
-                            store=store, previous=previous, on_trial=on_trial)
+                            store=store, previous=previous, on_trial=on_trial, on_stage=on_stage)
     try:
         with interrupt_handlers(ledger):
             await experiment.run()

@@ -1,9 +1,13 @@
 """The price table of a run (X-22): one ``Prices`` per model string, with where it came from.
 
 Order: a CLI ``--price`` override, then the plan's ``models.prices``, then a built-in 0 for
-``scripted/*`` models (they run in process and cost nothing), then litellm's offline cost map.
-A model with none of these has no price; with ``maxUsd`` set that refuses the run at start.
-The table is written into the report, so every USD figure can be re-derived.
+``scripted/*`` models (they run in process and cost nothing), then, for a model served on a
+loopback ``api_base`` (llama.cpp, vLLM, Ollama on this machine), *price unknown (local model)*:
+a local server is not the provider's hosted model, so litellm's price map does not apply to it.
+Otherwise litellm's offline cost map. A remote model with none of these has no price; with
+``maxUsd`` set that refuses the run at start (X-22). A local model's calls are never priced: its
+cost reads "price unknown (local model)" everywhere and ``maxUsd`` does not apply to it, while the
+token and call caps do. The table is written into the report, so every USD figure can be re-derived.
 """
 
 from __future__ import annotations
@@ -11,14 +15,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from harness.models import Prices, Usage
+from harness.models import Prices, Usage, is_loopback
 from harness.plan import Plan
 
-PriceSource = Literal["cli", "plan", "scripted-builtin", "litellm"]
+PriceSource = Literal["cli", "plan", "scripted-builtin", "litellm", "local-unknown"]
+LOCAL_UNKNOWN = "price unknown (local model)"
+"""How a local model's cost reads wherever a USD figure would be (console, report.md/html/json)."""
 
 
 class PriceUnknown(Exception):
-    """Models without a price while ``maxUsd`` is set; ``errors`` as JSON-path lines."""
+    """Remote models without a price while ``maxUsd`` is set; ``errors`` name the model and the two
+    ways to give a price (``--price`` or the plan's ``models.prices``)."""
 
     def __init__(self, errors: list[str]) -> None:
         super().__init__("; ".join(errors))
@@ -27,12 +34,15 @@ class PriceUnknown(Exception):
 
 @dataclass(frozen=True)
 class PriceEntry:
-    prices: Prices
+    prices: Prices | None
+    """None only for ``local-unknown``: the model is run, its cost is unknown."""
     source: PriceSource
 
     def wire(self) -> dict[str, Any]:
-        return {"inputPerMTok": self.prices.input_per_mtok, "outputPerMTok": self.prices.output_per_mtok,
-                "cachedInputPerMTok": self.prices.cached_input_per_mtok, "source": self.source}
+        p = self.prices
+        return {"inputPerMTok": None if p is None else p.input_per_mtok,
+                "outputPerMTok": None if p is None else p.output_per_mtok,
+                "cachedInputPerMTok": None if p is None else p.cached_input_per_mtok, "source": self.source}
 
 
 @dataclass
@@ -44,10 +54,27 @@ class PriceTable:
         return entry.prices if entry else None
 
     def cost(self, model: str, usage: Usage) -> float:
-        """USD of ``usage``; 0 for a model without a price (only possible when ``maxUsd`` is off,
-        and then the report's price table says the price is unknown)."""
+        """USD of ``usage`` counted against ``maxUsd``; 0 for a model without a price (a local model,
+        or a remote one when ``maxUsd`` is off): the report says its price is unknown."""
         prices = self.get(model)
         return prices.cost(usage) if prices else 0.0
+
+    def known(self, model: str) -> bool:
+        return self.get(model) is not None
+
+    def unpriced(self, models: list[str]) -> list[str]:
+        """Of ``models``, those whose cost is unknown (their calls are not in any USD total)."""
+        return sorted({m for m in models if not self.known(m)})
+
+    def note(self, model: str) -> str:
+        """How the model's price reads in a caveat: its source, or why it is unknown."""
+        entry = self.entries.get(model)
+        if entry is None:
+            return "price unknown (not in litellm's map; no --price or models.prices)"
+        if entry.prices is None:
+            return f"{LOCAL_UNKNOWN}: its USD cost is not counted and maxUsd does not apply to it"
+        return {"cli": "--price", "plan": "the plan's models.prices", "scripted-builtin": "built in ($0, scripted)",
+                "litellm": "litellm's price map"}.get(entry.source, entry.source)
 
     def wire(self, models: list[str]) -> dict[str, Any]:
         return {m: (self.entries[m].wire() if m in self.entries else {"source": "unknown"}) for m in models}
@@ -69,10 +96,20 @@ def _litellm_prices(model: str) -> Prices | None:
                   cached_input_per_mtok=None if cached is None else float(cached) * 1e6)
 
 
+def missing_price(model: str, role: str, max_usd: float) -> str:
+    """The X-22 refusal for one model: what is missing and the two ways to give it."""
+    return (f"no price known for {model!r} ({role} model) while a USD cap is set (maxUsd {max_usd:g}); give one "
+            f"with --price {model}=IN,OUT (USD per million tokens) or in the plan's models.prices[{model!r}] "
+            "(inputPerMTok, outputPerMTok), or serve it locally (a loopback --api-base runs with its price "
+            "unknown) (X-22)")
+
+
 def build_price_table(
-    plan: Plan, models: dict[str, str], cli_prices: dict[str, Prices] | None = None, max_usd: float | None = None
+    plan: Plan, models: dict[str, str], cli_prices: dict[str, Prices] | None = None, max_usd: float | None = None,
+    api_base: str | None = None,
 ) -> PriceTable:
-    """``models`` maps the role (``agent`` / ``maintainer``) to its model string."""
+    """``models`` maps the role (``agent`` / ``maintainer``) to its model string; ``api_base`` is
+    where both are served (a loopback one makes an unpriced model *local-unknown*, never refused)."""
     table = PriceTable()
     errors: list[str] = []
     seen: set[str] = set()
@@ -80,19 +117,17 @@ def build_price_table(
         if model in seen:
             continue
         seen.add(model)
-        entry = _entry(plan, model, cli_prices or {})
+        entry = _entry(plan, model, cli_prices or {}, api_base)
         if entry is not None:
             table.entries[model] = entry
         elif max_usd is not None:
-            errors.append(
-                f"$.models.{role}: no price known for {model!r} while a USD cap is set; add "
-                f"models.prices[{model!r}] to the plan or pass --price {model}=IN,OUT (USD per million tokens) (X-22)")
+            errors.append(missing_price(model, role, max_usd))
     if errors:
         raise PriceUnknown(errors)
     return table
 
 
-def _entry(plan: Plan, model: str, cli: dict[str, Prices]) -> PriceEntry | None:
+def _entry(plan: Plan, model: str, cli: dict[str, Prices], api_base: str | None) -> PriceEntry | None:
     if model in cli:
         return PriceEntry(cli[model], "cli")
     declared = plan.models.prices.get(model)
@@ -101,6 +136,8 @@ def _entry(plan: Plan, model: str, cli: dict[str, Prices]) -> PriceEntry | None:
                                  cached_input_per_mtok=declared.cachedInputPerMTok), "plan")
     if model.startswith("scripted/"):
         return PriceEntry(Prices(input_per_mtok=0.0, output_per_mtok=0.0), "scripted-builtin")
+    if is_loopback(api_base):
+        return PriceEntry(None, "local-unknown")
     known = _litellm_prices(model)
     return PriceEntry(known, "litellm") if known else None
 

@@ -44,7 +44,8 @@ class CallMetric(_Model):
     inputTokens: int = 0
     cachedInputTokens: int = 0
     outputTokens: int = 0
-    usd: float = 0.0
+    usd: float | None = 0.0
+    """None when the call used tokens at an unknown price (a local model); 0 for a failed call."""
     latencyMs: float = 0.0
     retries: int = 0
     status: str
@@ -64,7 +65,8 @@ class TrialMetrics(_Model):
     inputTokens: int = 0
     cachedInputTokens: int = 0
     outputTokens: int = 0
-    usd: float = 0.0
+    usd: float | None = 0.0
+    """None as soon as one call's price is unknown."""
     llmCalls: int = 0
     toolCalls: int = 0
     repeatedToolCalls: int = 0

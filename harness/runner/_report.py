@@ -13,18 +13,19 @@ from harness.analysis import (
     compare_with_baseline,
     compare_with_control,
     derive_findings,
+    derive_rate_findings,
     pass_hat_ks,
 )
-from harness.models import Prices
-from harness.plan import Price
 from harness.report import (
     BudgetReport,
     GroupReport,
     ModelInfo,
+    ModelPrice,
     PassRate,
     PlanRef,
     Report,
     RunReport,
+    Spent,
     StageReport,
     ToolCallRecord,
     TrialReport,
@@ -48,7 +49,8 @@ def sum_metrics(records: list[TrialRecord]) -> TrialMetrics:
     total = TrialMetrics()
     for r in records:
         for name in TrialMetrics.model_fields:
-            setattr(total, name, getattr(total, name) + getattr(r.metrics, name))
+            a, b = getattr(total, name), getattr(r.metrics, name)
+            setattr(total, name, None if a is None or b is None else a + b)  # usd: unknown stays unknown
     return total
 
 
@@ -121,10 +123,14 @@ def build_report(exp: Experiment, request: Any, experiment_id: str, status: str,
     baseline_ran = None
     if spec.baselineGroup and spec.baselineGroup in outcomes:
         baseline_ran = sum_metrics([r for r in exp.records if r.group == spec.baselineGroup]).maintenanceRuns > 0
-    findings = derive_findings(spec, outcomes, maintenance_ran=ran, model_kind=kind,  # type: ignore[arg-type]
-                               baseline_maintenance_ran=baseline_ran)
     group_ids = [g.id for g in exp.selected_groups()]
     all_counts = {g: {st: counts(exp, g, st) for (gg, st) in exp.outcomes if gg == g} for g in group_ids}
+    if spec.rules == "placement-rates":  # sampled repeats without gating: rates, not pass^k
+        findings = derive_rate_findings(spec, all_counts, outcomes, model_kind=kind,  # type: ignore[arg-type]
+                                        maintenance_ran=ran)
+    else:
+        findings = derive_findings(spec, outcomes, maintenance_ran=ran, model_kind=kind,  # type: ignore[arg-type]
+                                   baseline_maintenance_ran=baseline_ran)
     comparisons = list(compare_with_control(
         all_counts, spec.placementControl, [st.id for st in plan.stages], group_ids))
     baseline: list[BaselineComparison] = []
@@ -144,30 +150,40 @@ def build_report(exp: Experiment, request: Any, experiment_id: str, status: str,
         caveats.append(f"only groups {', '.join(s.groups)} were selected (--group)")
     if stop_reason:
         caveats.append(f"the experiment stopped early ({stop_reason}); stages not decided are skipped or not_reached")
-    caveats += [f"price of {m}: {e.source}" for m, e in sorted(exp.prices.entries.items())]
+    used = sorted({s.agent_model, s.maintainer_model})
+    caveats += [f"price of {m}: {exp.prices.note(m)}" for m in used if m in exp.prices.entries]
     caveats += cache_caveats([(r.group, r.stage, c.cached) for r in exp.records for c in r.calls],
                              None if s.cache_dir is None else str(s.cache_dir))
-    used = sorted({s.agent_model, s.maintainer_model})
     overrides = list(getattr(request, "overrides", []))
     caveats += [f"the plan ran with command-line overrides: {', '.join(o.option for o in overrides)}"] if overrides \
         else []
     return Report(
         harnessVersion=harness.__version__, createdAt=datetime.now(UTC), experimentId=experiment_id,
-        status=status, stopReason=stop_reason,  # type: ignore[arg-type]
+        status=status, stopReason=stop_reason, stopDetail=exp.ledger.stop_detail,  # type: ignore[arg-type]
         plan=PlanRef(id=plan.id, sha256=request.plan_sha256, path=request.plan_path),
         model=ModelInfo(agent=s.agent_model, maintainer=s.maintainer_model, kind=kind,  # type: ignore[arg-type]
                         apiBase=s.api_base, sampling=plan.models.sampling.model_dump(),
-                        prices={m: _price(exp.prices.entries[m].prices) for m in used if m in exp.prices.entries}),
-        budget=BudgetReport(limits=exp.ledger.limits, spent=exp.ledger.snapshot()),
+                        prices={m: ModelPrice(**exp.prices.wire([m])[m]) for m in used}),
+        budget=budget_report(exp, used),
         groups=[_group(exp, g.id) for g in exp.selected_groups()],
         comparisons=comparisons, baselineComparisons=baseline, findings=findings.findings, caveats=caveats,
         expectations=evaluate(plan, list(getattr(request, "expect", [])), exp.outcomes), overrides=overrides,
         infrastructure=infrastructure(group_ids, exp.records))
 
 
-def _price(p: Prices) -> Price:
-    return Price(inputPerMTok=p.input_per_mtok, outputPerMTok=p.output_per_mtok,
-                 cachedInputPerMTok=p.cached_input_per_mtok)
+def budget_report(exp: Experiment, models: list[str]) -> BudgetReport:
+    """Limits and spent; with a model whose price is unknown the USD total is unknown (null, never
+    $0) and ``maxUsd`` is reported as not applicable to that model's calls."""
+    spent: Spent = exp.ledger.snapshot()
+    unpriced = exp.prices.unpriced(models)
+    not_applicable: dict[str, str] = {}
+    if unpriced:
+        spent = Spent(**{**spent.model_dump(), "usd": None})
+        local = [m for m in unpriced if (e := exp.prices.entries.get(m)) is not None and e.source == "local-unknown"]
+        why = "price unknown (local model)" if local == unpriced else "price unknown"
+        not_applicable["maxUsd"] = (f"{why} for {', '.join(unpriced)}: its calls are not counted in USD; the token "
+                                    "and call caps still apply")
+    return BudgetReport(limits=exp.ledger.limits, spent=spent, notApplicable=not_applicable)
 
 
 def _group(exp: Experiment, group_id: str) -> GroupReport:

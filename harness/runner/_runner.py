@@ -45,6 +45,8 @@ class Settings:
 
 
 ProgressHook = Callable[[str, TrialRecord], None]
+StageHook = Callable[[str, str, str, str | None], None]
+"""``(event, group, stage, status)``: ``start`` as a group enters a stage, ``end`` with its outcome."""
 
 
 @dataclass
@@ -58,6 +60,7 @@ class Experiment:
     previous: list[TrialRecord] = field(default_factory=list)
     """Finished trials of an earlier process of this run (resume): reused, never re-run."""
     on_trial: ProgressHook | None = None
+    on_stage: StageHook | None = None
     records: list[TrialRecord] = field(default_factory=list)
     outcomes: dict[tuple[str, str], StageStatus] = field(default_factory=dict)
     started_at: str = field(default_factory=now)
@@ -126,7 +129,11 @@ class Experiment:
             if self._blocked(group, stage) or self.stopping:
                 self.outcomes[key] = "not_reached"
                 continue
+            if self.on_stage is not None:
+                self.on_stage("start", group.id, stage.id, None)
             self.outcomes[key] = await self._stage(group, stage)
+            if self.on_stage is not None:
+                self.on_stage("end", group.id, stage.id, self.outcomes[key])
 
     def _blocked(self, group: GroupSpec, stage: StageSpec) -> bool:
         outcomes = dict(self.outcomes)

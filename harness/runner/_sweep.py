@@ -172,7 +172,8 @@ def remaining_budget(limits: BudgetSpec, others: list[Spent]) -> tuple[BudgetSpe
         limit = getattr(limits, cap)
         if limit is None:
             continue
-        used = sum((s.inputTokens + s.outputTokens) if spent_field == "totalTokens" else getattr(s, spent_field)
+        used = sum((s.inputTokens + s.outputTokens) if spent_field == "totalTokens"
+                   else getattr(s, spent_field) or 0  # an unknown USD total (a local model) is not in maxUsd
                    for s in others)
         left = limit - used
         if left <= 0 or (isinstance(limit, int) and left < 1):
@@ -224,7 +225,8 @@ class Sweep:
         total = Spent()
         for e in runs:
             for name in Spent.model_fields:
-                setattr(total, name, getattr(total, name) + getattr(e.spent, name))
+                a, b = getattr(total, name), getattr(e.spent, name)
+                setattr(total, name, None if a is None or b is None else a + b)  # usd: unknown stays unknown
         self.report.budget.spent = total
         self.report.updatedAt = _now()
         write_sweep(self.report, self.request.out_dir)

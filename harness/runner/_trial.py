@@ -117,7 +117,7 @@ def _fill_metrics(record: TrialRecord, view: TrialView) -> None:
         metrics.inputTokens += call.inputTokens
         metrics.cachedInputTokens += call.cachedInputTokens
         metrics.outputTokens += call.outputTokens
-        metrics.usd += call.usd
+        metrics.usd = None if metrics.usd is None or call.usd is None else metrics.usd + call.usd
         metrics.llmCalls += 1
         metrics.cachedResponses += call.cached
         metrics.infraErrors += call.status == "infrastructure"
@@ -129,8 +129,11 @@ def _fill_metrics(record: TrialRecord, view: TrialView) -> None:
 
 
 def call_metric(snap: dict[str, Any]) -> CallMetric:
-    """A call's accounting from its snapshot; a failed call has no usage and costs nothing."""
+    """A call's accounting from its snapshot; a failed call has no usage and costs nothing; a call
+    priced nowhere (a local model) has ``usd`` None, never 0."""
     usage = snap.get("usage") or {}
+    usd = snap.get("usd")
+    unpriced = usd is None and snap.get("usage") is not None and snap.get("priceKnown") is False
     error = snap.get("error")
     retries = snap.get("retries") or []
     finish = (snap.get("response") or {}).get("finishReason")
@@ -138,7 +141,7 @@ def call_metric(snap: dict[str, Any]) -> CallMetric:
         seq=int(snap["seq"]), runId=str(snap.get("runId") or ""), role=str(snap.get("role")),
         model=str(snap.get("model")), inputTokens=int(usage.get("input_tokens", 0)),
         cachedInputTokens=int(usage.get("cached_input_tokens", 0)), outputTokens=int(usage.get("output_tokens", 0)),
-        usd=float(snap.get("usd") or 0.0), latencyMs=float(snap.get("latencyMs") or 0.0),
+        usd=None if unpriced else float(usd or 0.0), latencyMs=float(snap.get("latencyMs") or 0.0),
         retries=len(retries) if isinstance(retries, list) else int(retries),
         status=str(error.get("kind")) if isinstance(error, dict) else "ok",
         requestSha256=str(snap.get("requestSha256") or ""), snapshotId=str(snap["id"]),

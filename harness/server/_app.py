@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import time
 from collections import Counter
 from typing import Any
@@ -108,7 +109,23 @@ class ScriptedApp:
             if request.transport is not None:
                 request.transport.close()  # no status line, no body
             return web.Response(status=500)
+        if fault == "context":
+            return await self._context_refusal(request)
         return web.Response(status=200, text=_MALFORMED, content_type="application/json")
+
+    async def _context_refusal(self, request: web.Request) -> web.Response:
+        """llama.cpp's answer to a prompt longer than a slot's context, byte for byte in shape."""
+        try:
+            body = await request.json()
+            prompt_tokens, _ = count_tokens(body.get("messages") or [], body.get("tools") or [], "", [])
+        except Exception:  # the refusal is the point; a body it cannot count still gets one
+            prompt_tokens = 1
+        n_ctx = self.config.context_window_tokens or max(1, prompt_tokens // 2)
+        self.rejected += 1
+        error = {"code": 400, "type": "exceed_context_size_error", "n_prompt_tokens": prompt_tokens, "n_ctx": n_ctx,
+                 "message": f"request ({prompt_tokens} tokens) exceeds the available context size ({n_ctx} tokens), "
+                            "try increasing it"}
+        return web.json_response({"error": error}, status=400)
 
     async def _complete(self, request: web.Request, number: int) -> web.Response:
         try:
@@ -141,6 +158,11 @@ class ScriptedApp:
             return _error(500, f"scripted model {name!r} raised {type(exc).__name__}: {exc}", "server_error")
         content, calls, truncated = cap_reply(content, calls, max_tokens)  # stop at the cap, as a real one does
         prompt_tokens, completion_tokens = count_tokens(messages, tools, content, calls)
+        if self.config.usage_scale != 1.0:  # another tokenizer / template: it counts differently
+            prompt_tokens = max(1, math.ceil(prompt_tokens * self.config.usage_scale))
+            completion_tokens = math.ceil(completion_tokens * self.config.usage_scale)
+            if isinstance(max_tokens, int):
+                completion_tokens = min(completion_tokens, max_tokens)
         limit = self.config.context_window_tokens
         if limit is not None and prompt_tokens > limit:
             return self._reject(

@@ -7,8 +7,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-FaultKind = Literal["429", "500", "timeout", "drop", "malformed"]
-FAULT_KINDS: tuple[FaultKind, ...] = ("429", "500", "timeout", "drop", "malformed")
+FaultKind = Literal["429", "500", "timeout", "drop", "malformed", "context"]
+TRANSIENT_FAULTS: tuple[FaultKind, ...] = ("429", "500", "timeout", "drop", "malformed")
+"""The default draw at ``fault_rate``: faults a client may retry."""
+FAULT_KINDS: tuple[FaultKind, ...] = (*TRANSIENT_FAULTS, "context")
+"""``context``: llama.cpp's HTTP 400 ``exceed_context_size_error`` (a set-up error, never retried)."""
 LOOPBACK = "127.0.0.1"
 
 
@@ -22,13 +25,16 @@ class ServerConfig(BaseModel):
     model: str = "oracle"
     latency_ms: float = Field(default=0.0, ge=0)
     fault_rate: float = Field(default=0.0, ge=0, le=1)
-    fault_kinds: tuple[FaultKind, ...] = FAULT_KINDS
+    fault_kinds: tuple[FaultKind, ...] = TRANSIENT_FAULTS
     fault_schedule: dict[int, FaultKind] = Field(default_factory=dict)
     seed: int = 0
     retry_after_s: float = Field(default=1.0, ge=0)
     timeout_fault_s: float = Field(default=30.0, gt=0, le=600)
     reject_trailing_assistant: bool = False
     context_window_tokens: int | None = Field(default=None, gt=0)
+    usage_scale: float = Field(default=1.0, gt=0, le=100)
+    """Reported usage = the server's own count × this (a tokenizer or chat template that counts more
+    or less than litellm's estimate); completion tokens stay within ``max_tokens``."""
 
     @field_validator("host")
     @classmethod

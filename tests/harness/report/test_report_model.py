@@ -88,7 +88,7 @@ def test_o2_every_named_field_present() -> None:
         assert key in data
     assert set(data["plan"]) == {"id", "sha256", "path"}
     assert {"agent", "maintainer", "kind", "apiBase", "sampling", "prices"} <= set(data["model"])
-    assert set(data["budget"]) == {"limits", "spent"}
+    assert set(data["budget"]) == {"limits", "spent", "notApplicable"}
     assert {"usd", "inputTokens", "cachedInputTokens", "outputTokens", "llmCalls", "wallSeconds"} <= set(
         data["budget"]["spent"])
     group = data["groups"][0]

@@ -49,7 +49,9 @@ def test_real_model_without_price_is_refused_before_any_call_X22(tmp_path: Path)
     result = CliRunner().invoke(app, ["run", str(FIXED_PLAN), "--out", str(out),
                                       "--model", "openai/no-such-model-for-pricing"])
     assert result.exit_code == 2
-    assert "$.models.agent: no price known for 'openai/no-such-model-for-pricing'" in result.output
+    assert "no price known for 'openai/no-such-model-for-pricing' (agent model)" in result.output
+    assert "--price openai/no-such-model-for-pricing=IN,OUT" in result.output  # how to give one
+    assert "models.prices" in result.output and "invalid plan" not in result.output  # the plan is not the problem
     assert not out.exists()  # refused before a directory, a store or a model call exist
 
 

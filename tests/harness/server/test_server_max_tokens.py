@@ -53,3 +53,27 @@ def test_x64_bad_max_tokens_is_a_400_not_a_crash(bad: object) -> None:
         response = _chat(url, max_tokens=bad)
     assert response.status_code == 400
     assert "max_tokens" in response.json()["error"]["message"]
+
+
+def test_usage_scale_reports_more_tokens_but_never_past_max_tokens() -> None:
+    """Issue 12: `--usage-scale 2` plays a model whose tokenizer counts twice litellm's estimate."""
+    question = {"messages": [{"role": "user", "content": "项目预算 12000 元，目前已支出 4350 元。还剩多少预算？"}]}
+    with running_server(model="oracle") as plain_url:
+        plain = _chat(plain_url, model="oracle", max_tokens=1000, **question).json()["usage"]
+    with running_server(model="oracle", usage_scale=2.0) as url:
+        scaled = _chat(url, model="oracle", max_tokens=1000, **question).json()["usage"]
+    with running_server(model="verbose", resolve_model=_resolve, usage_scale=2.0) as url:
+        capped = _chat(url, max_tokens=120).json()["usage"]
+    assert scaled["prompt_tokens"] == 2 * plain["prompt_tokens"]
+    assert scaled["completion_tokens"] == 2 * plain["completion_tokens"] > 0
+    assert scaled["total_tokens"] == scaled["prompt_tokens"] + scaled["completion_tokens"]
+    assert capped["completion_tokens"] == 120  # a server stops at max_tokens in its own count
+
+
+def test_context_fault_answers_like_llama_cpp() -> None:
+    with running_server(model="verbose", resolve_model=_resolve, fault_rate=1.0, fault_kinds=("context",)) as url:
+        response = _chat(url)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["type"] == "exceed_context_size_error" and error["n_prompt_tokens"] > error["n_ctx"] > 0
+    assert "exceeds the available context size" in error["message"]

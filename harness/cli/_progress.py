@@ -1,0 +1,137 @@
+"""``harness run``'s progress: Rich bars per stage on a terminal; plain lines anywhere else.
+
+Without a terminal (``nohup``, CI, a pipe) the bars are off, so the run prints plain progress lines
+instead: one at the start, one as each group enters or leaves a stage, and one at least every
+``PROGRESS_EVERY_S`` seconds in between (trials done / planned, model calls, tokens, errors), so a
+long run never looks dead. A background thread covers the quiet stretches; every hook also checks
+the clock, so with the interval shrunk (tests) a line follows every event.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+from rich.progress import Progress as RichProgress
+
+from harness.runner import RunRequest, TrialRecord
+
+PROGRESS_EVERY_S = 30.0
+"""Longest gap between two plain progress lines (seconds)."""
+
+console = Console(emoji=False)  # user and model text is printed as written (":x:" is not an emoji)
+
+
+class Progress:
+    """One bar per stage on a terminal (its total: the trials if every group entered the stage);
+    plain lines otherwise (``plain`` overrides the terminal check)."""
+
+    def __init__(self, request: RunRequest, plain: bool | None = None) -> None:
+        self.plan = request.plan
+        self.plain = not console.is_terminal if plain is None else plain
+        self.bars = RichProgress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TextColumn("{task.fields[tally]}"), TimeElapsedColumn(), console=console,
+                                 transient=False, disable=self.plain or not console.is_terminal)
+        self.tasks: dict[str, Any] = {}
+        self.tally: dict[str, dict[str, int]] = {}
+        self.group_tally: dict[tuple[str, str], dict[str, int]] = {}
+        self.model = request.settings.agent_model
+        self.concurrency = request.settings.concurrency
+        selected, groups = request.settings.stages, request.settings.groups
+        for stage in self.plan.stages:
+            if selected is not None and stage.id not in selected:
+                continue
+            n = sum(stage.repeats for g in self.plan.participants(stage) if groups is None or g.id in groups)
+            self.tally[stage.id] = {}
+            self.tasks[stage.id] = self.bars.add_task(stage.id, total=n, tally="")
+        self.planned = sum(int(self.bars.tasks[t].total or 0) for t in self.tasks.values())
+        self.done = self.error_trials = self.calls = self.failed_calls = self.tokens = self.cached = 0
+        self.started_stages: set[str] = set()
+        self._started = self._last = time.monotonic()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # context ----------------------------------------------------------------------------------
+    def __enter__(self) -> Progress:
+        self.bars.__enter__()
+        if self.plain:
+            stages = ", ".join(f"{s} {int(self.bars.tasks[t].total or 0)}" for s, t in self.tasks.items())
+            self._line(f"run started: at most {self.planned} trials ({stages}), model {self.model}, "
+                       f"concurrency {self.concurrency}; a progress line at least every {PROGRESS_EVERY_S:g} s")
+            self._thread = threading.Thread(target=self._tick, name="progress", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self.bars.__exit__(None, None, None)
+        if self.plain:
+            self._line(f"run finished: {self.totals()}")
+
+    # hooks (called on the run's event loop) ---------------------------------------------------
+    def on_trial(self, _event: str, record: TrialRecord) -> None:
+        task = self.tasks.get(record.stage)
+        if task is None:
+            return
+        tally = self.tally[record.stage]
+        tally[record.status] = tally.get(record.status, 0) + 1
+        group = self.group_tally.setdefault((record.group, record.stage), {})
+        group[record.status] = group.get(record.status, 0) + 1
+        if record.status == "error":
+            self.error_trials += 1
+        else:
+            self.done += 1
+        text = " ".join(f"{k} {v}" for k, v in sorted(tally.items()))
+        self.bars.update(task, advance=1 if record.status != "error" else 0, tally=text)
+        self._maybe_line()
+
+    def on_stage(self, event: str, group: str, stage: str, status: str | None) -> None:
+        if not self.plain:
+            return
+        if event == "start" and stage not in self.started_stages:
+            self.started_stages.add(stage)
+            self._line(f"stage {stage}: started (first group: {group})")
+        elif event == "end":
+            tally = self.group_tally.get((group, stage), {})
+            counts = ", ".join(f"{k} {v}" for k, v in sorted(tally.items())) or "no trials"
+            self._line(f"stage {stage}: group {group} {status} ({counts}); {self.totals()}")
+
+    def on_call(self, call: dict[str, Any]) -> None:
+        if call.get("cached"):
+            self.cached += 1
+        else:
+            self.calls += 1
+            self.failed_calls += not call.get("ok", True)
+            self.tokens += int(call.get("inputTokens", 0)) + int(call.get("outputTokens", 0))
+        self._maybe_line()
+
+    def hooks(self) -> dict[str, Any]:
+        """The keyword hooks of ``harness.runner.execute``."""
+        return {"on_trial": self.on_trial, "on_stage": self.on_stage, "on_call": self.on_call}
+
+    # lines ------------------------------------------------------------------------------------
+    def totals(self) -> str:
+        cached = f" (+{self.cached} from the cache)" if self.cached else ""
+        return (f"{self.done}/{self.planned} trials done, {self.calls} model calls{cached}, {self.tokens:,} tokens, "
+                f"errors: {self.failed_calls} calls, {self.error_trials} trials")
+
+    def _maybe_line(self) -> None:
+        if self.plain and time.monotonic() - self._last >= PROGRESS_EVERY_S:
+            self._line(f"progress: {self.totals()}")
+
+    def _tick(self) -> None:
+        while not self._stop.wait(max(PROGRESS_EVERY_S / 3, 0.5)):
+            self._maybe_line()
+
+    def _line(self, text: str) -> None:
+        with self._lock:
+            self._last = time.monotonic()
+            elapsed = self._last - self._started
+            console.print(f"[{elapsed:6.0f} s] {text}", markup=False, highlight=False, soft_wrap=True)
+            console.file.flush()

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The local placement probe end to end, for docs/results/local-placement-probe.md: start llama-server
+# (scripts/llama_server.sh: fetched and built once, ~15 min on 2 cores the first time) with N slots,
+# run plans/local-placement-probe/experiment-plan.json against it with --concurrency N, stop the
+# server, and print the numbers the write-up cites (pass rates, Wilson intervals, Fisher p per
+# comparison, failure modes, wall time, model and server versions, machine load) as Markdown, also
+# saved to OUT/numbers.md. Run it on a quiet machine: the wall time is part of the result.
+#
+# usage: scripts/local_probe.sh [--model qwen|smollm2] [--parallel N] [--port P] [--out DIR] [--repeats R]
+#   --parallel  server slots and harness --concurrency (default 2: one per core on a 2-core machine)
+#   --port      port on 127.0.0.1 for the server (default 8090)
+#   --out       output folder (default reports/local-placement-probe/<UTC time>); the run is OUT/run,
+#               the server's log OUT/llama-server.log
+#   --repeats   a smoke run: a copy of the plan with R repeats per group (its numbers are not the probe's)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+MODEL=qwen
+PARALLEL=2
+PORT=8090
+OUT=""
+REPEATS=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --model) MODEL=$2; shift 2 ;;
+    --parallel) PARALLEL=$2; shift 2 ;;
+    --port) PORT=$2; shift 2 ;;
+    --out) OUT=$2; shift 2 ;;
+    --repeats) REPEATS=$2; shift 2 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "local_probe.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+say() { echo "local_probe.sh: $*" >&2; }
+
+source scripts/bootstrap.sh
+PY=.venv/bin/python
+OUT=${OUT:-reports/local-placement-probe/$(date -u +%Y%m%dT%H%M%SZ)}
+mkdir -p "$OUT"
+PLAN=plans/local-placement-probe/experiment-plan.json
+if [ -n "$REPEATS" ]; then
+  "$PY" - "$PLAN" "$OUT/smoke-plan.json" "$REPEATS" <<'EOF'
+import json, sys
+plan = json.load(open(sys.argv[1], encoding="utf-8"))
+plan["id"] += "-smoke"
+for stage in plan["stages"]:
+    stage["repeats"] = int(sys.argv[3])
+json.dump(plan, open(sys.argv[2], "w", encoding="utf-8"), ensure_ascii=False, indent=2)
+EOF
+  PLAN="$OUT/smoke-plan.json"
+  say "SMOKE RUN: $REPEATS repeats per group (not the probe's numbers)"
+fi
+
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+say "starting llama-server on 127.0.0.1:$PORT with $PARALLEL slots (log: $OUT/llama-server.log)"
+scripts/llama_server.sh --model "$MODEL" --port "$PORT" --parallel "$PARALLEL" > "$OUT/llama-server.log" 2>&1 &
+SERVER_PID=$!
+trap 'kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true' EXIT
+API_BASE="http://127.0.0.1:$PORT/v1"
+# The first start may fetch and build for ~15 minutes before the server answers.
+until "$PY" -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)" "http://127.0.0.1:$PORT/health" 2>/dev/null; do
+  kill -0 "$SERVER_PID" 2>/dev/null || { say "llama-server exited; see $OUT/llama-server.log"; tail -5 "$OUT/llama-server.log" >&2; exit 1; }
+  sleep 2
+done
+say "server ready; running $PLAN (progress lines every 30 s)"
+
+STARTED=$SECONDS
+set +e
+.venv/bin/harness run "$PLAN" --model "openai/$MODEL" --api-base "$API_BASE" --concurrency "$PARALLEL" \
+  --out "$OUT/run" | tee "$OUT/harness-run.log"
+STATUS=${PIPESTATUS[0]}
+set -e
+WALL=$(( SECONDS - STARTED ))
+LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
+if [ "$STATUS" != 0 ] && [ "$STATUS" != 3 ]; then
+  say "harness run exited $STATUS"; exit "$STATUS"
+fi
+
+BIN=$(ls "${PLACEMENT_HARNESS_CACHE:-$HOME/.cache/placement-harness}"/bin/llama-server-* | head -1)
+"$PY" scripts/probe_numbers.py "$OUT/run" --wall-seconds "$WALL" --exit-code "$STATUS" \
+  --server-version "$("$BIN" --version 2>&1 | tr '\n' ' ')" --server-command "$(grep -m1 'llama_server.sh: exec: ' "$OUT/llama-server.log" | sed 's/.*exec: //')" \
+  --model-file "$(grep -m1 'llama_server.sh: model ' "$OUT/llama-server.log" | sed 's/.*model //')" \
+  --machine "$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load average before $LOAD_BEFORE, after $LOAD_AFTER" \
+  ${REPEATS:+--smoke "$REPEATS"} | tee "$OUT/numbers.md"

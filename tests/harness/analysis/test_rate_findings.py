@@ -1,0 +1,55 @@
+"""``placement-rates``: findings for sampled repeats without gating compare pass rates with Fisher's
+exact test; every sentence names its counts and p (issue 12, the local probe plan)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from harness.analysis import derive_rate_findings
+from harness.plan import FindingsSpec
+
+SPEC = FindingsSpec(rules="placement-rates", baselineGroup=None, baselineStage=None, anomalyStages=["simple"])
+
+
+def _find(a: int, b: int, c: int, v2: int, v1: int, n: int = 20) -> tuple[str, str, bool | None]:
+    passes = {"A": a, "B": b, "C": c, "v2": v2, "v1": v1}
+    counts = {g: {"simple": (p, n)} for g, p in passes.items()}
+    outcomes = {g: {"simple": "passed" if p == n else "failed"} for g, p in passes.items()}
+    result = derive_rate_findings(SPEC, counts, outcomes, model_kind="real", maintenance_ran=False)  # type: ignore[arg-type]
+    (finding,) = result.findings
+    assert any("Fisher's exact test" in c for c in result.caveats)
+    return finding.rule, finding.statement, finding.sentinelReproduced
+
+
+@pytest.mark.parametrize(("passes", "rule"), [
+    ((8, 9, 18, 7, 19), "role-helps"),
+    ((8, 18, 9, 7, 19), "position-helps"),
+    ((5, 15, 16, 5, 18), "trailing-assistant-worse"),
+    ((12, 13, 11, 12, 13), "no-separable-difference"),
+    ((18, 6, 17, 18, 19), "placement-worse-than-control"),
+    ((2, 3, 1, 2, 3), "control-weak"),
+])
+def test_rules_from_rates(passes: tuple[int, int, int, int, int], rule: str) -> None:
+    got, statement, _ = _find(*passes)
+    assert got == f"placement-rates/{rule}"
+    assert "A " + f"{passes[0]}/20 (Wilson" in statement and "v1 " + f"{passes[4]}/20" in statement
+    if rule != "control-weak":
+        assert re.search(r"Fisher p = [01]\.\d+", statement)  # the p it rests on
+
+
+def test_sentinel_reproduced_only_when_separable_below_the_control() -> None:
+    assert _find(8, 9, 18, 7, 19)[2] is True  # v2 7/20 vs v1 19/20, p < 0.001
+    assert _find(12, 13, 11, 12, 13)[2] is False  # not separable: not shown at this n
+    assert _find(1, 2, 2, 0, 3, n=3)[2] is False  # 0/3 vs 3/3: p = 0.10, even the extreme is not shown
+
+
+def test_a_control_without_trials_draws_no_conclusion() -> None:
+    counts = {"A": {"simple": (10, 20)}, "B": {"simple": (12, 20)}, "C": {"simple": (11, 20)},
+              "v2": {"simple": (9, 20)}, "v1": {"simple": (0, 0)}}
+    outcomes = {g: {"simple": "failed"} for g in counts} | {"v1": {"simple": "inconclusive"}}
+    result = derive_rate_findings(SPEC, counts, outcomes, model_kind="real", maintenance_ran=True)  # type: ignore[arg-type]
+    finding = result.findings[0]
+    assert finding.rule == "placement-rates/control-no-verdict"
+    assert finding.sentinelReproduced is None and "v1: no trial with a verdict in simple" in finding.limitedBy

@@ -1,0 +1,46 @@
+"""Issue 12: without a terminal (nohup, CI) `harness run` prints plain progress lines: at the start,
+as groups enter and leave stages, at least every PROGRESS_EVERY_S seconds (trials done / planned,
+calls, tokens, errors), and at the end. The interval is shrunk here instead of sleeping."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from harness.cli import _progress, app
+from tests.harness.runner._run import FIXED_PLAN
+
+
+def _run(tmp_path: Path) -> str:
+    result = CliRunner().invoke(app, ["run", str(FIXED_PLAN), "--group", "A", "--group", "v1", "--stage", "simple",
+                                      "--out", str(tmp_path / "run")])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_plain_progress_lines_without_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_progress, "PROGRESS_EVERY_S", 0.0)  # every event is past the interval
+    out = _run(tmp_path)
+    lines = [line for line in out.splitlines() if re.match(r"\[\s*\d+ s\] ", line)]
+    assert lines[0].endswith("concurrency 4; a progress line at least every 0 s")
+    assert "run started: at most 6 trials (simple 6), model scripted/oracle" in lines[0]
+    assert "stage simple: started (first group: A)" in out
+    assert re.search(r"stage simple: group A passed \(passed 3\); \d/6 trials done", out)
+    assert re.search(r"stage simple: group v1 passed \(passed 3\)", out)
+    periodic = [line for line in lines if "] progress: " in line]
+    assert len(periodic) >= 6  # one per settled call and per trial at this interval
+    assert re.search(r"progress: \d/6 trials done, \d+ model calls, [\d,]+ tokens, errors: 0 calls, 0 trials",
+                     periodic[-1])
+    assert lines[-1].split("] ", 1)[1].startswith("run finished: 6/6 trials done, 6 model calls")
+    assert "\x1b[" not in out  # no bar, no terminal control sequences
+
+
+def test_periodic_lines_wait_for_the_interval(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _progress.PROGRESS_EVERY_S == 30.0  # the documented default
+    monkeypatch.setattr(_progress, "PROGRESS_EVERY_S", 1e9)
+    out = _run(tmp_path)
+    assert "run started" in out and "stage simple: group A passed" in out and "run finished: 6/6" in out
+    assert "] progress: " not in out  # start, stage and end lines only: the interval never passed
