@@ -17,6 +17,7 @@ from harness.runner import (
     execute,
     execute_sweep,
     prepare_sweep,
+    resume_command,
     sweep_errors,
 )
 from harness.runner._execute import effective_budget
@@ -76,13 +77,13 @@ async def _member(request: RunRequest) -> RunOutcome:
     progress = Progress(request)
     with progress:
         outcome = await execute(request, on_trial=progress.on_trial)
-    summary(outcome)
+    summary(outcome, hint=False)  # the sweep says how to continue the sweep
     return outcome
 
 
 def _execute(request: SweepRequest) -> int:
     outcome = guarded(lambda: asyncio.run(execute_sweep(request, run_member=_member, on_model=_on_model(request))),
-                      request.out_dir)
+                      request.out_dir, request.base.plan_path)
     if isinstance(outcome, int):
         return outcome
     sweep_summary(outcome)
@@ -118,5 +119,5 @@ def sweep_summary(outcome: SweepOutcome) -> None:
                   f"{spent.inputTokens + spent.outputTokens:,} tokens", markup=False)
     where(outcome.out_dir, "sweep", outcome.render_error)
     if sweep.status != "completed":
-        console.print(f"continue with: harness run {sweep.plan.path} --resume {outcome.out_dir}", markup=False,
+        console.print(f"continue with: {resume_command(sweep.plan.path, outcome.out_dir)}", markup=False,
                       soft_wrap=True)

@@ -1,7 +1,8 @@
 """``execute``: one experiment from a validated plan to a written run directory.
 
-Order: prices (fail closed, X-22) and the provider preflight come before any directory is made or
-any model is called; then the durable store, the ledger (restored on resume), the experiment, and
+Order: prices (fail closed, X-22) come before any directory is made; then the directory's lock
+(one process per run directory), the provider preflight, the manifest with the run's settings
+(what a resume restores), the durable store, the ledger (restored on resume), the experiment, and
 the outputs, which are written whatever the reason the experiment ended.
 """
 
@@ -13,18 +14,21 @@ from pathlib import Path
 from typing import Any
 
 import harness
-from harness.models import Prices
+from harness.models import Prices, public_api_base
 from harness.plan import BudgetSpec, Plan
 from harness.report import Report
 from protocols import resolve
 from protocols.store import SqliteStore
 
 from ._budget import BudgetLedger
+from ._lock import exclusive
 from ._outputs import write_outputs
 from ._persist import RunDir
 from ._prices import PriceTable, build_price_table
+from ._resume import recorded_settings
 from ._runner import Experiment, ProgressHook, Settings
 from ._stops import interrupt_handlers
+from ._storage import StorageError, storage_problem
 from ._trial import now
 
 
@@ -52,6 +56,8 @@ class RunOutcome:
     report: Report
     experiment: Experiment
     render_error: str | None = None
+    storage_error: StorageError | None = None
+    """The write the disk refused during the run, which stopped it (``stop_reason`` ``storage_error``)."""
 
 
 def effective_budget(request: RunRequest) -> Any:
@@ -81,24 +87,46 @@ def run_preflight(request: RunRequest, groups: list[Any]) -> list[dict[str, Any]
 
 
 async def execute(request: RunRequest, on_trial: ProgressHook | None = None) -> RunOutcome:
-    plan, settings = request.plan, request.settings
+    """Run the experiment in ``request.out_dir``, holding the directory's lock throughout (``_lock``).
+
+    Raises ``RunLocked`` when another process holds the directory, ``ResumeRefused`` for a wrong
+    resume, ``StorageError`` when the directory cannot be written before the run started or its
+    outputs cannot be written after it (a refused write during the run stops it instead:
+    ``RunOutcome.storage_error``)."""
     prices = prepare_prices(request)
     run_dir = RunDir(request.out_dir)
+    if request.resume:
+        run_dir.check_resume(request.plan_sha256)  # before the lock: a mistyped path makes no directory
+    with exclusive(request.out_dir, "harness run"):
+        return await _execute(request, prices, run_dir, on_trial)
+
+
+async def _execute(request: RunRequest, prices: PriceTable, run_dir: RunDir,
+                   on_trial: ProgressHook | None) -> RunOutcome:
+    plan, settings = request.plan, request.settings
     if request.resume:
         run_dir.check_resume(request.plan_sha256)
     groups = [g for g in plan.groups if settings.groups is None or g.id in settings.groups]
     checks = run_preflight(request, groups)
-    if not request.resume:
+    if request.resume:
+        run_dir.update_manifest(settings=recorded_settings(request), resumedAt=now())
+    else:
         created = now()
         run_dir.create({
             "experimentId": f"{plan.id}@{created}", "planSha256": request.plan_sha256, "planId": plan.id,
             "planPath": request.plan_path,
             "createdAt": created, "harnessVersion": harness.__version__, "agentModel": settings.agent_model,
-            "maintainerModel": settings.maintainer_model, "apiBase": settings.api_base,
+            "maintainerModel": settings.maintainer_model, "apiBase": public_api_base(settings.api_base),
+            "settings": recorded_settings(request),
         })
         run_dir.write_plan(plan)
     previous = run_dir.records() if request.resume else []
-    store = SqliteStore(run_dir.store_path)
+    try:
+        store = SqliteStore(run_dir.store_path)
+    except Exception as exc:
+        if not storage_problem(exc):
+            raise
+        raise StorageError(run_dir.path, exc) from None
     ledger = BudgetLedger(effective_budget(request), prices, on_settle=run_dir.append_call)
     if request.resume:
         ledger.restore(run_dir.spent())
@@ -114,8 +142,20 @@ async def execute(request: RunRequest, on_trial: ProgressHook | None = None) -> 
     try:
         experiment_id = str(run_dir.manifest().get("experimentId") or f"{plan.id}@{request.out_dir.name}")
         report, render_error = write_outputs(request, experiment, experiment_id, status, stop_reason, checks)
+        run_dir.update_manifest(status=status, stopReason=stop_reason, finishedAt=now())
+    except Exception as exc:  # the disk refused the outputs: what the trials wrote stays, resumable
+        if not storage_problem(exc):
+            raise
+        raise (exc if isinstance(exc, StorageError) else StorageError(run_dir.path, exc)) from None
     finally:
-        store.close()
-    run_dir.update_manifest(status=status, stopReason=stop_reason, finishedAt=now())
+        _close(store)
     return RunOutcome(run_dir=request.out_dir, status=status, stop_reason=stop_reason, report=report,
-                      experiment=experiment, render_error=render_error)
+                      experiment=experiment, render_error=render_error, storage_error=experiment.storage_error)
+
+
+def _close(store: SqliteStore) -> None:
+    try:
+        store.close()
+    except Exception as exc:  # a full disk may refuse the last checkpoint; the WAL keeps the data
+        if not storage_problem(exc):
+            raise
