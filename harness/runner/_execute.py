@@ -16,7 +16,7 @@ from typing import Any
 import harness
 from harness.models import Prices, public_api_base
 from harness.plan import BudgetSpec, Plan
-from harness.report import Report
+from harness.report import Report, ReportError, read_report
 from protocols import resolve
 from protocols.store import SqliteStore
 
@@ -25,6 +25,7 @@ from ._lock import exclusive
 from ._outputs import write_outputs
 from ._persist import RunDir
 from ._prices import PriceTable, build_price_table
+from ._report import build_report
 from ._resume import recorded_settings
 from ._runner import Experiment, ProgressHook, Settings
 from ._stops import interrupt_handlers
@@ -137,20 +138,43 @@ async def _execute(request: RunRequest, prices: PriceTable, run_dir: RunDir,
             await experiment.run()
     finally:
         run_dir.close()
-    stop_reason = experiment.stopping
-    status = "stopped" if stop_reason else "completed"
     try:
-        experiment_id = str(run_dir.manifest().get("experimentId") or f"{plan.id}@{request.out_dir.name}")
-        report, render_error = write_outputs(request, experiment, experiment_id, status, stop_reason, checks)
-        run_dir.update_manifest(status=status, stopReason=stop_reason, finishedAt=now())
-    except Exception as exc:  # the disk refused the outputs: what the trials wrote stays, resumable
-        if not storage_problem(exc):
-            raise
-        raise (exc if isinstance(exc, StorageError) else StorageError(run_dir.path, exc)) from None
+        return _outputs(request, experiment, run_dir, checks)
     finally:
         _close(store)
+
+
+def _outputs(request: RunRequest, experiment: Experiment, run_dir: RunDir,
+             checks: list[dict[str, Any]]) -> RunOutcome:
+    """report.json, metrics.duckdb, the rendering and the manifest's status. A disk that refuses
+    them raises ``StorageError`` (exit 2; what the trials recorded stays, resumable), unless
+    report.json got written: then the run is a stopped run with a partial report (exit 3)."""
+    stop_reason = experiment.stopping
+    status = "stopped" if stop_reason else "completed"
+    experiment_id = str(run_dir.manifest().get("experimentId") or f"{request.plan.id}@{request.out_dir.name}")
+    report = build_report(experiment, request, experiment_id, status, stop_reason, checks)
+    storage_error, render_error = experiment.storage_error, None
+    try:
+        _, render_error = write_outputs(request, experiment, experiment_id, status, stop_reason, checks, report)
+        run_dir.update_manifest(status=status, stopReason=stop_reason, finishedAt=now())
+    except Exception as exc:
+        if not storage_problem(exc):
+            raise
+        error = exc if isinstance(exc, StorageError) else StorageError(run_dir.path, exc)
+        if not _written(request.out_dir / "report.json", report):
+            raise error from None
+        storage_error = storage_error or error
+        status, stop_reason = "stopped", stop_reason or "storage_error"
     return RunOutcome(run_dir=request.out_dir, status=status, stop_reason=stop_reason, report=report,
-                      experiment=experiment, render_error=render_error, storage_error=experiment.storage_error)
+                      experiment=experiment, render_error=render_error, storage_error=storage_error)
+
+
+def _written(path: Path, report: Report) -> bool:
+    """Whether ``path`` holds ``report`` (written before a later output hit the full disk)."""
+    try:
+        return read_report(path).createdAt == report.createdAt
+    except ReportError:
+        return False
 
 
 def _close(store: SqliteStore) -> None:

@@ -32,7 +32,7 @@ from protocols import InvalidInput
 
 from ._budget import Spent
 from ._records import TrialRecord
-from ._storage import StorageError
+from ._storage import StorageError, storage_problem
 
 MANIFEST = "run.json"
 TRIALS = "trials.jsonl"
@@ -74,6 +74,8 @@ class RunDir:
         try:
             yield
         except OSError as exc:
+            if not storage_problem(exc):
+                raise
             raise StorageError(self.path, exc) from None
 
     def manifest(self) -> dict[str, Any]:

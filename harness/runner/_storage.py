@@ -5,7 +5,8 @@ operating system's reason, and the CLI exits 2 with it (never "internal error" a
 Before a run starts nothing is lost. Once it started, the run stops like any other stop (no new
 trial or model call; what is on disk stays as written), the partial report is written if the disk
 lets it (exit 3), and ``harness run PLAN --resume DIR`` continues once there is space again: a trial
-whose record could not be written has no record, so it runs again.
+whose record could not be written has no record, so it runs again (a model call whose line in
+calls.jsonl the disk refused is not in the restored budget: the disk had no room to say it).
 
 ``storage_problem(exc)`` tells such failures (by errno, SQLite result code or DuckDB's I/O error)
 from the host defects that must still raise.
