@@ -159,6 +159,17 @@ class RunDir:
                 self._calls = None
                 raise
 
+    def transcript_attempts(self, group: str, stage: str, repeat: int) -> list[int]:
+        """The attempts of a repeat that have a transcript on disk, with or without a record (a
+        process killed between the two leaves a transcript only): their ids are not reused."""
+        folder = self.path / "transcripts" / group / stage
+        out = []
+        for path in folder.glob(f"{repeat}*.jsonl") if folder.is_dir() else []:
+            head, _, attempt = path.stem.partition("~")
+            if head == str(repeat) and (attempt == "" or attempt.isdigit()):
+                out.append(int(attempt or 0))
+        return out
+
     def write_transcript(self, record: TrialRecord, snapshots: list[dict[str, Any]]) -> Path:
         """One line per provider request/response of the trial (already redacted by the engine)."""
         path = self.path / transcript_name(record)

@@ -167,7 +167,8 @@ class Experiment:
                 failed.set()
             return earlier
         attempts = list(earlier)
-        attempt = first = next_attempt(earlier)
+        on_disk = self.run_dir.transcript_attempts(group.id, stage.id, repeat)
+        attempt = first = max(next_attempt(earlier), max(on_disk, default=-1) + 1)
         while True:
             record = await self._attempt(group, stage, repeat, attempt, failed)
             attempts.append(record)
