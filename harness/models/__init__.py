@@ -3,6 +3,7 @@
 Importing this package does not import litellm; the first model call does.
 """
 
+from ._cap import MAX_ANSWER_CHARS, MAX_TOOL_CALLS, cap_output
 from ._errors import ModelCallError
 from ._factory import make_model
 from ._info import model_capacity, supports_assistant_prefill
@@ -17,6 +18,8 @@ from ._types import ModelOutput, ModelRequest, RetryRecord, ToolCallOut, Usage
 from ._unparsed import looks_like_unparsed_tool_call
 
 __all__ = [
+    "MAX_ANSWER_CHARS",
+    "MAX_TOOL_CALLS",
     "REDACTED",
     "ChatModel",
     "LiteLLMModel",
@@ -30,6 +33,7 @@ __all__ = [
     "ScriptedModelLike",
     "ToolCallOut",
     "Usage",
+    "cap_output",
     "ensure_litellm",
     "is_loopback",
     "looks_like_unparsed_tool_call",

@@ -26,10 +26,10 @@ _SQLITE_CODES = frozenset({8, 10, 13, 14})  # SQLITE_READONLY, SQLITE_IOERR, SQL
 class StorageError(Exception):
     """``directory`` cannot be written (exit 2, or 3 once a partial report is written)."""
 
-    def __init__(self, directory: Path, cause: BaseException) -> None:
+    def __init__(self, directory: Path, cause: BaseException, what: str = "the run directory") -> None:
         self.directory = directory
         self.cause = cause
-        super().__init__(f"cannot write to the run directory {directory}: {describe(cause)}")
+        super().__init__(f"cannot write to {what} {directory}: {describe(cause)}")
 
 
 def describe(exc: BaseException) -> str:
