@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 from harness.cli import app
 from harness.runner import _persist
 from tests.harness.runner._fork import records
-from tests.harness.runner._run import FIXED_PLAN
+from tests.harness.runner._run import FIXED_PLAN, run_plan
 
 runner = CliRunner()
 SMALL = ["--group", "A", "--stage", "simple", "--stage", "tool_continuation"]  # 5 trials, scripted/oracle
@@ -72,13 +72,18 @@ def _each_trial_decided_once(out: Path) -> None:
 def test_out_on_a_read_only_mount_is_exit_2_naming_the_folder(tmp_path: Path) -> None:
     source = tmp_path / "source"
     source.mkdir()
+    run_plan(source / "done", groups=["A"], stages=["simple"])  # an archived run, read-only below
     with _mounted(tmp_path / "ro", "--bind", str(source)) as ro:
         _mount("-o", "remount,ro,bind", str(ro))
         for out in (ro / "run", ro):  # a folder to create inside it, and the read-only folder itself
             text = _no_traceback(_run(out), 2)
             assert f"cannot write to the run directory {out}: Read-only file system" in text
             assert "nothing ran" in text
-    assert list(source.iterdir()) == []
+        report = _no_traceback(runner.invoke(app, ["report", str(ro / "done")]), 2)  # reads, then cannot write
+        assert f"cannot write to the run directory {ro / 'done'}: Read-only file system" in report
+        resume = _no_traceback(_resume(ro / "done"), 2)
+        assert f"cannot write to the run directory {ro / 'done'}: Read-only file system" in resume
+    assert sorted(p.name for p in source.iterdir()) == ["done"]
 
 
 def test_a_disk_that_fills_up_stops_the_run_and_resume_finishes_it(tmp_path: Path) -> None:
