@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from ._app import app, user_errors
+from ._app import app, fail, user_errors
 
 
 @app.command("report")
@@ -20,19 +21,38 @@ def report_cmd(
     every model's report. Calls no model and reads no clock: the same directory always renders to
     the same bytes.
 
+    While a `harness run` is running in DIR, this is refused (exit 2, naming the process): the run
+    rewrites report.json and metrics.duckdb when it ends. Run it again once the run is over.
+
     Example: harness report reports/unified-mapping-ab-20261005/20261005T120000Z
     """
+    from harness.runner import StorageError, storage_problem
+
+    try:
+        written = _render(run_dir)
+    except (OSError, StorageError) as exc:  # a read-only or full disk: the environment's, named
+        if not storage_problem(exc):
+            raise
+        fail(str(exc) if isinstance(exc, StorageError) else str(StorageError(run_dir, exc)))
+    for path in written:
+        typer.echo(str(path))
+
+
+def _render(run_dir: Path) -> list[Path]:
+    """Render under the directory's lock (``runner._lock``): never while a run writes it."""
     from harness.report import is_sweep, read_sweep
     from harness.reports import render_all, render_sweep
+    from harness.runner import shared
 
-    with user_errors():
+    with user_errors(), ExitStack() as held:
+        held.enter_context(shared(run_dir))
         if is_sweep(run_dir):
             written = []
             for member in read_sweep(run_dir).models:
                 if (run_dir / member.slug / "report.json").is_file():
+                    held.enter_context(shared(run_dir / member.slug))
                     written += render_all(run_dir / member.slug)
             written += render_sweep(run_dir)
         else:
             written = render_all(run_dir)
-    for path in written:
-        typer.echo(str(path))
+    return list(written)

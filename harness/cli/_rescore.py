@@ -47,11 +47,15 @@ def rescore_cmd(
     The plan's expect list (GROUP:STAGE=STATUS) is checked against the new outcomes, as harness run
     checks it.
 
+    While a `harness run` is running in RUN_DIR, this is refused (exit 2, naming the process): the
+    run is still appending trials; rescore it once the run is over.
+
     Exit codes: 0 re-scored; 2 invalid input (not a run directory, an unreadable plan, a plan that
-    differs from the recorded one); 4 re-scored, but an expectation of the plan is unmet (a run that
-    had stopped early exits 0: its verdicts were never final); 1 an internal defect of the harness.
+    differs from the recorded one, a run directory in use, a folder that cannot be written); 4
+    re-scored, but an expectation of the plan is unmet (a run that had stopped early exits 0: its
+    verdicts were never final); 1 an internal defect of the harness.
     """
-    from harness.runner import rescore
+    from harness.runner import StorageError, rescore, shared, storage_problem
 
     if is_sweep(run_dir):
         slugs = ", ".join(str(run_dir / m.slug) for m in read_sweep(run_dir).models)
@@ -66,10 +70,15 @@ def rescore_cmd(
                 err_console.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
             raise typer.Exit(EXIT_INVALID) from None
     try:
-        outcome = rescore(run_dir, plan, sha, plan_path, out)
-    except InvalidInput as exc:  # refused, or not a run directory: the caller's mistake, named
+        with shared(run_dir):  # never while a run writes RUN_DIR
+            outcome = rescore(run_dir, plan, sha, plan_path, out)
+    except InvalidInput as exc:  # refused, not a run directory, or in use: the caller's mistake, named
         err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_INVALID) from None
+    except (OSError, StorageError) as exc:  # a read-only or full disk where the new report goes
+        if not storage_problem(exc):
+            raise
+        fail(str(exc) if isinstance(exc, StorageError) else f"cannot write the new report: {exc}")
     table = Table(title=f"re-scored {run_dir}: stages whose outcome changed", title_justify="left")
     for column in ("group", "stage", "before", "after"):
         table.add_column(column)

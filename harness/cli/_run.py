@@ -18,6 +18,7 @@ from harness.report import is_sweep
 from harness.runner import (
     PriceUnknown,
     ResumeRefused,
+    RunChoices,
     RunDir,
     RunOutcome,
     RunRequest,
@@ -26,6 +27,8 @@ from harness.runner import (
     execute,
     parse_price,
     prepare_prices,
+    read_settings,
+    restore,
 )
 
 from ._app import EXIT_INVALID, EXIT_OK, app, err_console, fail, reflow_help
@@ -72,11 +75,13 @@ def run_cmd(
     api_base: str | None = typer.Option(None, "--api-base", help="OpenAI-compatible base URL (no credentials)."),
     group: Annotated[list[str] | None, typer.Option("--group", help="Run only this group (repeatable).")] = None,
     stage: Annotated[list[str] | None, typer.Option("--stage", help="Run only this stage (repeatable).")] = None,
-    concurrency: int = typer.Option(4, "--concurrency", min=1, max=256,
-                                    help="Trials running at once; for a local server, its slot count."),
+    concurrency: int | None = typer.Option(None, "--concurrency", min=1, max=256,
+                                           help="Trials running at once (default 4; a resume keeps the run's); "
+                                                "for a local server, its slot count."),
     out: Annotated[Path | None, typer.Option("--out", help="Run directory; default reports/<plan-id>/<UTC time>/.")]
     = None,
-    resume: Annotated[Path | None, typer.Option("--resume", help="Continue the run in this directory.")] = None,
+    resume: Annotated[Path | None, typer.Option(
+        "--resume", help="Continue the run in this directory, with the settings it was started with.")] = None,
     max_usd: float | None = typer.Option(None, "--max-usd", min=0.0, help="USD cap (overrides the plan's)."),
     price: Annotated[list[str] | None, typer.Option("--price", help=_DOC_PRICE)] = None,
     dry: bool = typer.Option(False, "--dry-run", help="Validate and show what would run; call no model."),
@@ -95,6 +100,13 @@ def run_cmd(
     model × group × stage table and the findings across models. The budget (the plan's, or
     --max-usd) is shared by the whole sweep; every model's price is checked before the first call.
     --resume D continues a sweep as it continues a run.
+
+    --resume DIR continues a stopped run: finished trials are kept, errored and unfinished ones run
+    again as new attempts (each attempt keeps its own record and transcript), and the budget already
+    spent counts. The run's settings (models, --api-base, --group, --stage, --concurrency, --cache,
+    --max-usd, --price) are restored from DIR/run.json; an option given again overrides its recorded
+    value. One process at a time runs a directory: a second one is refused (exit 2) with the holder's
+    pid, host and start time.
 
     --cache DIR answers a request asked before (same model, messages, tools, sampling, repeat)
     from DIR instead of calling the model: a second identical run costs nothing. Cached responses
@@ -119,47 +131,48 @@ def run_cmd(
     except PlanError as exc:
         _plan_errors(plan_path, exc.errors)
         return
-    _check_selection(plan, group, stage)
-    gate = prepare(plan, expect, junit, temperature, seed, repeats, resume)
-    plan = gate.plan
     if out is not None and resume is not None and out != resume:
         fail("--out and --resume name different directories; --resume continues the run where it is")
-    if len(model or []) > 1 or (resume is not None and is_sweep(resume)):
-        try:
-            prices = dict(parse_price(p) for p in price or [])
-        except ValueError as exc:
-            fail(str(exc))
-        settings = Settings(agent_model="-", maintainer_model="-", api_base=api_base or plan.models.apiBase,
-                            groups=group or None, stages=stage or None, concurrency=concurrency, cache_dir=cache)
-        base = RunRequest(plan=plan, plan_sha256=sha256, plan_path=plan_path, settings=settings,
-                          out_dir=resume or out or default_out_dir(plan), max_usd=max_usd, cli_prices=prices,
-                          expect=gate.expect, override_spec=gate.spec, overrides=gate.overrides)
-        raise typer.Exit(run_sweep(base, model or [], maintainer_model, resume is not None, dry, junit))
-    model_name = model[0] if model else None
+    gate = prepare(plan, expect, junit, temperature, seed, repeats, resume)
+    plan = gate.plan
+    try:
+        prices = dict(parse_price(p) for p in price or [])
+    except ValueError as exc:
+        fail(str(exc))
+    given = RunChoices(models=model or [], maintainer=maintainer_model, api_base=api_base, groups=group or None,
+                       stages=stage or None, concurrency=concurrency, max_usd=max_usd, prices=prices, cache_dir=cache)
+    sweep = len(given.models) > 1 or (resume is not None and is_sweep(resume))
     manifest = {}
     if resume is not None:
         try:
-            manifest = RunDir(resume).check_resume(sha256)
+            manifest = {} if sweep else RunDir(resume).check_resume(sha256)
+            given = restore(given, read_settings(resume, sweep))
         except ResumeRefused as exc:
             fail(str(exc))
-    agent = model_name or manifest.get("agentModel") or plan.models.agent
-    maintainer = maintainer_model or manifest.get("maintainerModel") or plan.models.maintainer or agent
+    _check_selection(plan, given.groups, given.stages)
+    if sweep:
+        settings = Settings(agent_model="-", maintainer_model="-", api_base=given.api_base or plan.models.apiBase,
+                            groups=given.groups, stages=given.stages, concurrency=given.concurrency or 4,
+                            cache_dir=given.cache_dir)
+        base = RunRequest(plan=plan, plan_sha256=sha256, plan_path=plan_path, settings=settings,
+                          out_dir=resume or out or default_out_dir(plan), max_usd=given.max_usd,
+                          cli_prices=given.prices, expect=gate.expect, override_spec=gate.spec,
+                          overrides=gate.overrides)
+        raise typer.Exit(run_sweep(base, given.models, given.maintainer, resume is not None, dry, junit))
+    agent = given.models[0] if given.models else plan.models.agent
+    maintainer = given.maintainer or plan.models.maintainer or agent
     if resume is not None and (agent, maintainer) != (manifest.get("agentModel"), manifest.get("maintainerModel")):
         fail(f"{resume} ran {manifest.get('agentModel')} / {manifest.get('maintainerModel')}; a resumed run keeps "
              "its models")
     if agent.startswith("scripted/") != maintainer.startswith("scripted/"):
         fail(f"agent {agent} and maintainer {maintainer}: scripted and real models are never mixed in one run (X-42)")
-    try:
-        prices = dict(parse_price(p) for p in price or [])
-    except ValueError as exc:
-        fail(str(exc))
-    settings = Settings(agent_model=agent, maintainer_model=maintainer,
-                        api_base=api_base or manifest.get("apiBase") or plan.models.apiBase,
-                        groups=group or None, stages=stage or None, concurrency=concurrency, cache_dir=cache)
+    settings = Settings(agent_model=agent, maintainer_model=maintainer, api_base=given.api_base or plan.models.apiBase,
+                        groups=given.groups, stages=given.stages, concurrency=given.concurrency or 4,
+                        cache_dir=given.cache_dir)
     request = RunRequest(plan=plan, plan_sha256=sha256, plan_path=plan_path, settings=settings,
                          out_dir=resume or out or default_out_dir(plan), resume=resume is not None,
-                         max_usd=max_usd, cli_prices=prices, expect=gate.expect, override_spec=gate.spec,
-                         overrides=gate.overrides)
+                         max_usd=given.max_usd, cli_prices=given.prices, expect=gate.expect,
+                         override_spec=gate.spec, overrides=gate.overrides)
     try:
         table = prepare_prices(request)
     except PriceUnknown as exc:
@@ -180,7 +193,7 @@ def _execute(request: RunRequest, junit: Path | None) -> int:
         with progress:
             return asyncio.run(execute(request, **progress.hooks()))
 
-    outcome = guarded(work, request.out_dir)
+    outcome = guarded(work, request.out_dir, request.plan_path)
     if isinstance(outcome, int):
         return outcome
     summary(outcome)

@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from rich.markup import escape
 from rich.table import Table
 
 from harness.runner import (
@@ -18,6 +19,7 @@ from harness.runner import (
     execute,
     execute_sweep,
     prepare_sweep,
+    resume_command,
     sweep_errors,
 )
 from harness.runner._execute import effective_budget
@@ -55,7 +57,7 @@ def run_sweep(base: RunRequest, models: list[str], maintainer: str | None, resum
                       f"shared budget (maxUsd {budget.maxUsd}, maxLlmCalls {budget.maxLlmCalls}, maxTotalTokens "
                       f"{budget.maxTotalTokens} over all models)", markup=False, soft_wrap=True)
         for model in request.models:
-            console.print(f"[bold]model {model}[/]")
+            console.print(f"[bold]model {escape(model)}[/]")
             dry_run(member_request(request, model, "-"), tables[model])
         return EXIT_OK
     return _execute(request, junit)
@@ -76,13 +78,13 @@ async def _member(request: RunRequest) -> RunOutcome:
     progress = Progress(request)
     with progress:
         outcome = await execute(request, **progress.hooks())
-    summary(outcome)
+    summary(outcome, hint=False)  # the sweep says how to continue the sweep
     return outcome
 
 
 def _execute(request: SweepRequest, junit: Path | None) -> int:
     outcome = guarded(lambda: asyncio.run(execute_sweep(request, run_member=_member, on_model=_on_model(request))),
-                      request.out_dir)
+                      request.out_dir, request.base.plan_path)
     if isinstance(outcome, int):
         return outcome
     sweep_summary(outcome)
@@ -119,5 +121,5 @@ def sweep_summary(outcome: SweepOutcome) -> None:
                   f"{spent.inputTokens + spent.outputTokens:,} tokens", markup=False)
     where(outcome.out_dir, "sweep", outcome.render_error)
     if sweep.status != "completed":
-        console.print(f"continue with: harness run {sweep.plan.path} --resume {outcome.out_dir}", markup=False,
+        console.print(f"continue with: {resume_command(sweep.plan.path, outcome.out_dir)}", markup=False,
                       soft_wrap=True)

@@ -10,8 +10,18 @@ from typing import Any, TypeVar
 from rich.table import Table
 
 from harness.business_tools import BusinessTools
-from harness.report import unknown_usd
-from harness.runner import PriceTable, PriceUnknown, ResumeRefused, RunOutcome, RunRequest
+from harness.report import is_sweep, unknown_usd
+from harness.runner import (
+    MANIFEST,
+    PriceTable,
+    PriceUnknown,
+    ResumeRefused,
+    RunLocked,
+    RunOutcome,
+    RunRequest,
+    StorageError,
+    resume_command,
+)
 from protocols import AgentConfig, FrozenView, MessageDraft, new_run_id, resolve
 from protocols.store import MemoryStore
 
@@ -30,7 +40,9 @@ def usd_text(value: float | None, report: dict[str, Any]) -> str:
     return unknown_usd(report) if value is None else f"${value:.4f}"
 
 
-def summary(outcome: RunOutcome) -> None:
+def summary(outcome: RunOutcome, hint: bool = True) -> None:
+    """The group × stage table, findings, spending and where the report is; for a stopped run, why
+    and (``hint``; a sweep prints its own) the exact command that continues it."""
     report = outcome.report.model_dump(mode="json")
     table = Table(title=plain(f"{report['plan']['id']}: {report['status']}"
                               + (f" ({report['stopReason']})" if report["stopReason"] else "")), title_justify="left")
@@ -63,6 +75,12 @@ def summary(outcome: RunOutcome) -> None:
     if report.get("stopDetail"):
         console.print(f"stopped ({report['stopReason']}): {report['stopDetail']}", markup=False, soft_wrap=True)
     where(outcome.run_dir, "report", outcome.render_error)
+    if outcome.storage_error is not None:
+        err_console.print(f"error: {outcome.storage_error}; the run stopped, what it recorded is kept",
+                          markup=False, highlight=False, soft_wrap=True)
+    if outcome.stop_reason and hint:
+        console.print(f"continue with: {resume_command(report['plan']['path'], outcome.run_dir)}", markup=False,
+                      soft_wrap=True)
 
 
 def where(directory: Path, name: str, render_error: str | None) -> None:
@@ -85,23 +103,39 @@ def price_refused(exc: PriceUnknown) -> int:
     return EXIT_INVALID
 
 
-def guarded(work: Callable[[], T], out_dir: Path) -> T | int:
-    """``work()``, or the exit code of why it did not finish (O-24): a refused resume or an unknown
-    price is the caller's (2), a second Ctrl-C stops (3), anything else is a harness defect (1)."""
+def guarded(work: Callable[[], T], out_dir: Path, plan_path: str) -> T | int:
+    """``work()``, or the exit code of why it did not finish (O-24): a refused resume, an unknown
+    price, a directory another process holds or a disk that refuses writes is the caller's or the
+    environment's (2), a second Ctrl-C stops (3), anything else is a harness defect (1)."""
     try:
         return work()
     except PriceUnknown as exc:
         return price_refused(exc)
-    except ResumeRefused as exc:
+    except (ResumeRefused, RunLocked) as exc:
         err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
         return EXIT_INVALID
+    except StorageError as exc:
+        storage_failed(exc, out_dir, plan_path)
+        return EXIT_INVALID
     except KeyboardInterrupt:
-        err_console.print(f"interrupted twice: aborted; continue with --resume {out_dir}", markup=False)
+        err_console.print(f"interrupted twice: aborted; continue with: {resume_command(plan_path, out_dir)}",
+                          markup=False, soft_wrap=True)
         return EXIT_STOPPED
     except Exception:  # a host defect: say so, with the traceback, and exit 1 (O-24)
         err_console.print("internal error (a harness defect, please report it):", markup=False)
         err_console.print(traceback.format_exc(), markup=False, highlight=False)
         return EXIT_DEFECT
+
+
+def storage_failed(exc: StorageError, out_dir: Path, plan_path: str) -> None:
+    """A folder the harness cannot write: named, and what to do; no traceback (issue 10)."""
+    err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
+    if (out_dir / MANIFEST).is_file() or is_sweep(out_dir):
+        err_console.print("what the run recorded before is kept; once the folder is writable and has space again, "
+                          f"continue with: {resume_command(plan_path, out_dir)}", markup=False, soft_wrap=True)
+    else:
+        err_console.print("nothing ran; free space or choose a writable --out, then run again", markup=False,
+                          soft_wrap=True)
 
 
 def _first_request_tokens(request: RunRequest) -> int:

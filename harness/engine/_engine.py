@@ -29,7 +29,7 @@ from protocols._state import ACTIVE_WINDOW, MAIN_WINDOW
 from protocols.store import SessionStore
 
 from ..business_tools import BusinessTools
-from ..models import ChatModel, ModelCallError, ModelOutput, ModelRequest, Usage, redact, secrets_from_env
+from ..models import ChatModel, ModelCallError, ModelOutput, ModelRequest, Usage, cap_output, redact, secrets_from_env
 from ._guard import BudgetExhausted, CallGuard
 from ._maintainer import model_maintainer
 from ._tokens import count_messages, segment_tokens
@@ -240,7 +240,7 @@ class _Run:
                 "frozenView": frozen.wire() if frozen else None, "request": wire_request, "sources": sources,
                 "segments": segments, "requestSha256": _sha(wire_request)}
         try:
-            output = await model.generate(request)
+            output = cap_output(await model.generate(request))  # an answer over the caps is cut, marked
         except ModelCallError as exc:
             if e.guard is not None:
                 await e.guard.settle(reservation, None, exc)
@@ -263,7 +263,7 @@ class _Run:
         snap = e.snapshot(self.session_id, {
             **base,
             "response": {"content": output.content, "toolCalls": [c.model_dump() for c in output.tool_calls],
-                         "finishReason": output.finish_reason},
+                         "finishReason": output.finish_reason, **({"cut": output.cut} if output.cut else {})},
             "error": None, "usage": output.usage.model_dump(), "usd": output.usd, "priceKnown": output.price_known,
             "latencyMs": output.latency_ms, "retries": [r.model_dump() for r in output.retries],
             "providerRequest": output.provider_request, "cacheKey": output.cache_key,

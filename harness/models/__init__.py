@@ -3,6 +3,7 @@
 Importing this package does not import litellm; the first model call does.
 """
 
+from ._cap import MAX_ANSWER_CHARS, MAX_TOOL_CALLS, cap_output
 from ._context import context_sizes, is_context_refusal
 from ._errors import ModelCallError
 from ._factory import make_model
@@ -19,6 +20,8 @@ from ._types import ModelOutput, ModelRequest, RetryRecord, ToolCallOut, Usage
 from ._unparsed import looks_like_unparsed_tool_call
 
 __all__ = [
+    "MAX_ANSWER_CHARS",
+    "MAX_TOOL_CALLS",
     "REDACTED",
     "ChatModel",
     "LiteLLMModel",
@@ -32,6 +35,7 @@ __all__ = [
     "ScriptedModelLike",
     "ToolCallOut",
     "Usage",
+    "cap_output",
     "context_sizes",
     "ensure_litellm",
     "infra_kind",

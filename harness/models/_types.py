@@ -101,6 +101,8 @@ class ModelOutput(_Frozen):
     raw_response: dict[str, Any] | None = None
     cache_key: str | None = None
     """Set when the output was served from the response cache (``--cache``): no model was called."""
+    cut: str | None = None
+    """What the harness cut from an answer over its caps (``_cap``); None when it was kept whole."""
 
 
 ErrorKind = Literal["infrastructure", "provider_rejected", "context_window"]

@@ -1,6 +1,11 @@
 """The transcript viewer's data: each provider request of a trial as sent, with every message's
 source (raw / system / derived header, fold, state), the state block's position, tool calls paired
-with their results, and anchors that failed checks link to (O-20)."""
+with their results, and anchors that failed checks link to (O-20).
+
+report.html shows at most ``EMBED_TEXT`` characters of any one text (a message, an answer, a tool
+call's arguments or result) and ``EMBED_PER_TRIAL`` characters of one trial's transcript; what is
+left out is marked, and the trial's transcript file keeps every character (issue 10: a server that
+ignored ``max_tokens`` made a 126 MB report.html)."""
 
 from __future__ import annotations
 
@@ -10,6 +15,26 @@ from pathlib import Path
 from typing import Any
 
 DERIVED = {"context_header": "header", "context_fold": "fold", "context_state": "state"}
+EMBED_TEXT = 10_000
+"""Characters of one text report.html shows."""
+EMBED_PER_TRIAL = 300_000
+"""Characters of one trial's transcript report.html shows."""
+
+
+class _Budget:
+    """What is left of one trial's share of report.html; ``clip`` marks what it leaves out."""
+
+    def __init__(self, where: str | None) -> None:
+        self.left = EMBED_PER_TRIAL
+        self.where = where or "the trial's transcript file"
+
+    def clip(self, text: str) -> str:
+        shown = min(len(text), EMBED_TEXT, max(self.left, 0))
+        self.left -= shown
+        if shown == len(text):
+            return text
+        return (text[:shown] + f"\n… [{len(text) - shown:,} more characters not shown in this report; "
+                f"{self.where} has the whole text]")
 
 
 def anchor(kind: str, ident: str) -> str:
@@ -92,11 +117,12 @@ class _Anchors:
         return name
 
 
-def _snapshot(snap: dict[str, Any], anchors: _Anchors) -> dict[str, Any]:
+def _snapshot(snap: dict[str, Any], anchors: _Anchors, budget: _Budget) -> dict[str, Any]:
     request = snap.get("request") or {}
     messages = [m for m in request.get("messages") or [] if isinstance(m, dict)]
     sources = [s if isinstance(s, dict) else {} for s in snap.get("sources") or []]
-    results = {str(m.get("tool_call_id")): text_of(m.get("content")) for m in messages if m.get("role") == "tool"}
+    results = {str(m.get("tool_call_id")): budget.clip(text_of(m.get("content")))
+               for m in messages if m.get("role") == "tool"}
     views = []
     for i, m in enumerate(messages):
         source = sources[i] if i < len(sources) else None
@@ -105,11 +131,11 @@ def _snapshot(snap: dict[str, Any], anchors: _Anchors) -> dict[str, Any]:
         calls = []
         for c in m.get("tool_calls") or []:
             cid, name, args = _call_parts(c)
-            calls.append({"id": cid, "name": name, "args": args, "anchor": anchors.claim("call", cid),
+            calls.append({"id": cid, "name": name, "args": budget.clip(args), "anchor": anchors.claim("call", cid),
                           "result": results.get(cid)})
         views.append({
             "index": i + 1, "role": str(m.get("role", "?")), "kind": kind, "label": label,
-            "content": text_of(m.get("content")), "toolCalls": calls,
+            "content": budget.clip(text_of(m.get("content"))), "toolCalls": calls,
             "toolCallId": m.get("tool_call_id"), "messageIds": ids,
             "anchors": [a for a in (anchors.claim("msg", x) for x in ids) if a],
             "isState": kind == "state", "isLast": i == len(messages) - 1,
@@ -118,14 +144,14 @@ def _snapshot(snap: dict[str, Any], anchors: _Anchors) -> dict[str, Any]:
     reply_calls = []
     for c in response.get("toolCalls") or []:
         cid, name, args = _call_parts(c if isinstance(c, dict) else {})
-        reply_calls.append({"id": cid, "name": name, "args": args})
+        reply_calls.append({"id": cid, "name": name, "args": budget.clip(args)})
     sid = str(snap.get("id", f"seq-{snap.get('seq')}"))
     return {
         "id": sid, "anchor": anchors.claim("snap", sid), "seq": snap.get("seq"), "role": snap.get("role"),
         "runId": snap.get("runId"), "step": snap.get("step"), "model": snap.get("model") or request.get("model"),
         "messages": views, "badge": state_badge(messages, sources),
         "stateLast": bool(views) and views[-1]["isState"],
-        "response": {"content": text_of(response.get("content")), "toolCalls": reply_calls,
+        "response": {"content": budget.clip(text_of(response.get("content"))), "toolCalls": reply_calls,
                      "finishReason": response.get("finishReason")} if response else None,
         "error": snap.get("error"), "usage": snap.get("usage") or {},
     }
@@ -140,12 +166,15 @@ def trial_views(report: dict[str, Any], transcripts: dict[str, list[dict[str, An
             for trial in stage.get("trials", []):
                 tid = str(trial.get("id"))
                 anchors = _Anchors(tid, used)
-                snaps = [_snapshot(s, anchors) for s in transcripts.get(tid, [])]
+                budget = _Budget(trial.get("transcript"))
+                runs = [{**r, **{k: budget.clip(str(r[k])) for k in ("input", "finalAnswer") if r.get(k) is not None}}
+                        for r in trial.get("runs", []) if isinstance(r, dict)]
+                snaps = [_snapshot(s, anchors, budget) for s in transcripts.get(tid, [])]
                 out.append({"id": tid, "anchor": anchor("trial", tid), "group": group.get("id"),
                             "stage": stage.get("id"), "status": trial.get("status"),
                             "reason": trial.get("error") or trial.get("reason"),
                             "failureMode": trial.get("failureMode"), "failureDetail": trial.get("failureDetail"),
-                            "runs": trial.get("runs", []), "snapshots": snaps,
+                            "runs": runs, "snapshots": snaps,
                             "checks": [_linked(c, anchors.targets) for c in trial.get("checks", [])]})
     return out
 

@@ -32,7 +32,17 @@ from typing import Any
 from pydantic import ValidationError
 
 import harness
-from harness.models import ChatModel, ModelOutput, ModelRequest, public_api_base, redact, secrets_from_env
+from harness.models import (
+    ChatModel,
+    ModelOutput,
+    ModelRequest,
+    cap_output,
+    public_api_base,
+    redact,
+    secrets_from_env,
+)
+
+from ._storage import StorageError, storage_problem
 
 CACHE_SCHEMA = 1
 
@@ -98,14 +108,19 @@ class ResponseCache:
                  "output": output.model_dump(mode="json", exclude={"cache_key"})}
         text = json.dumps(redact(entry, secrets_from_env()), ensure_ascii=False, indent=1)
         target = self.path(key)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".entry-", suffix=".json", dir=target.parent)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".entry-", suffix=".json", dir=target.parent)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    handle.write(text)
+                os.replace(tmp, target)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+        except OSError as exc:  # a full or read-only cache folder: named, the run stops (``_storage``)
+            if storage_problem(exc):
+                raise StorageError(self.root, exc, "the response cache") from None
             raise
         self.stored += 1
 
@@ -128,7 +143,7 @@ class CachedModel:
         hit = self.cache.get(key)
         if hit is not None:
             return hit
-        output = await self.inner.generate(request)
+        output = cap_output(await self.inner.generate(request))  # never store more than the run keeps
         self.cache.put(key, material, output)
         return output
 

@@ -1,7 +1,8 @@
 """``execute``: one experiment from a validated plan to a written run directory.
 
-Order: prices (fail closed, X-22) and the provider preflight come before any directory is made or
-any model is called; then the durable store, the ledger (restored on resume), the experiment, and
+Order: prices (fail closed, X-22) come before any directory is made; then the directory's lock
+(one process per run directory), the provider preflight, the manifest with the run's settings
+(what a resume restores), the durable store, the ledger (restored on resume), the experiment, and
 the outputs, which are written whatever the reason the experiment ended.
 """
 
@@ -14,19 +15,23 @@ from pathlib import Path
 from typing import Any
 
 import harness
-from harness.models import Prices
+from harness.models import Prices, public_api_base
 from harness.plan import BudgetSpec, Expectation, Plan
-from harness.report import Override, Report
+from harness.report import Override, Report, ReportError, read_report
 from protocols import resolve
 from protocols.store import SqliteStore
 
 from ._budget import BudgetLedger
+from ._lock import exclusive
 from ._outputs import write_outputs
 from ._overrides import OverrideSpec, check_same_overrides
 from ._persist import RunDir
 from ._prices import PriceTable, build_price_table
+from ._report import build_report
+from ._resume import recorded_settings
 from ._runner import Experiment, ProgressHook, Settings, StageHook
 from ._stops import interrupt_handlers
+from ._storage import StorageError, storage_problem
 from ._trial import now
 
 
@@ -60,6 +65,8 @@ class RunOutcome:
     report: Report
     experiment: Experiment
     render_error: str | None = None
+    storage_error: StorageError | None = None
+    """The write the disk refused during the run, which stopped it (``stop_reason`` ``storage_error``)."""
 
 
 def effective_budget(request: RunRequest) -> Any:
@@ -90,29 +97,50 @@ def run_preflight(request: RunRequest, groups: list[Any]) -> list[dict[str, Any]
 
 async def execute(request: RunRequest, on_trial: ProgressHook | None = None, *, on_stage: StageHook | None = None,
                   on_call: Callable[[dict[str, Any]], None] | None = None) -> RunOutcome:
-    """Run the request's experiment into its run directory. Hooks (all optional, for progress views):
-    ``on_trial`` per finished trial, ``on_stage`` as a group enters / leaves a stage, ``on_call`` per
-    settled model call (the ledger's record: model, ok, tokens, usd)."""
-    plan, settings = request.plan, request.settings
+    """Run the experiment in ``request.out_dir``, holding the directory's lock throughout (``_lock``).
+    Hooks (all optional, for progress views): ``on_trial`` per finished trial, ``on_stage`` as a group
+    enters / leaves a stage, ``on_call`` per settled model call (the ledger's record: model, ok, tokens, usd).
+
+    Raises ``RunLocked`` when another process holds the directory, ``ResumeRefused`` for a wrong
+    resume, ``StorageError`` when the directory cannot be written before the run started or its
+    outputs cannot be written after it (a refused write during the run stops it instead:
+    ``RunOutcome.storage_error``)."""
     prices = prepare_prices(request)
     run_dir = RunDir(request.out_dir)
+    if request.resume:
+        run_dir.check_resume(request.plan_sha256)  # before the lock: a mistyped path makes no directory
+    with exclusive(request.out_dir, "harness run"):
+        return await _execute(request, prices, run_dir, on_trial, on_stage, on_call)
+
+
+async def _execute(request: RunRequest, prices: PriceTable, run_dir: RunDir, on_trial: ProgressHook | None,
+                   on_stage: StageHook | None, on_call: Callable[[dict[str, Any]], None] | None) -> RunOutcome:
+    plan, settings = request.plan, request.settings
     if request.resume:
         manifest = run_dir.check_resume(request.plan_sha256)
         check_same_overrides(manifest.get("overrides"), request.override_spec, str(run_dir.path))
     groups = [g for g in plan.groups if settings.groups is None or g.id in settings.groups]
     checks = run_preflight(request, groups)
-    if not request.resume:
+    if request.resume:
+        run_dir.update_manifest(settings=recorded_settings(request), resumedAt=now())
+    else:
         created = now()
         run_dir.create({
             "experimentId": f"{plan.id}@{created}", "planSha256": request.plan_sha256, "planId": plan.id,
             "planPath": request.plan_path,
             "createdAt": created, "harnessVersion": harness.__version__, "agentModel": settings.agent_model,
-            "maintainerModel": settings.maintainer_model, "apiBase": settings.api_base,
-            "overrides": request.override_spec.stored(),
+            "maintainerModel": settings.maintainer_model, "apiBase": public_api_base(settings.api_base),
+            "settings": recorded_settings(request), "overrides": request.override_spec.stored(),
         })
         run_dir.write_plan(plan)
     previous = run_dir.records() if request.resume else []
-    store = SqliteStore(run_dir.store_path)
+    try:
+        store = SqliteStore(run_dir.store_path)
+    except Exception as exc:
+        if not storage_problem(exc):
+            raise
+        raise StorageError(run_dir.path, exc) from None
+
     def settled(call: dict[str, Any]) -> None:
         run_dir.append_call(call)
         if on_call is not None:
@@ -128,13 +156,48 @@ async def execute(request: RunRequest, on_trial: ProgressHook | None = None, *, 
             await experiment.run()
     finally:
         run_dir.close()
+    try:
+        return _outputs(request, experiment, run_dir, checks)
+    finally:
+        _close(store)
+
+
+def _outputs(request: RunRequest, experiment: Experiment, run_dir: RunDir,
+             checks: list[dict[str, Any]]) -> RunOutcome:
+    """report.json, metrics.duckdb, the rendering and the manifest's status. A disk that refuses
+    them raises ``StorageError`` (exit 2; what the trials recorded stays, resumable), unless
+    report.json got written: then the run is a stopped run with a partial report (exit 3)."""
     stop_reason = experiment.stopping
     status = "stopped" if stop_reason else "completed"
+    experiment_id = str(run_dir.manifest().get("experimentId") or f"{request.plan.id}@{request.out_dir.name}")
+    report = build_report(experiment, request, experiment_id, status, stop_reason, checks)
+    storage_error, render_error = experiment.storage_error, None
     try:
-        experiment_id = str(run_dir.manifest().get("experimentId") or f"{plan.id}@{request.out_dir.name}")
-        report, render_error = write_outputs(request, experiment, experiment_id, status, stop_reason, checks)
-    finally:
-        store.close()
-    run_dir.update_manifest(status=status, stopReason=stop_reason, finishedAt=now())
+        _, render_error = write_outputs(request, experiment, experiment_id, status, stop_reason, checks, report)
+        run_dir.update_manifest(status=status, stopReason=stop_reason, finishedAt=now())
+    except Exception as exc:
+        if not storage_problem(exc):
+            raise
+        error = exc if isinstance(exc, StorageError) else StorageError(run_dir.path, exc)
+        if not _written(request.out_dir / "report.json", report):
+            raise error from None
+        storage_error = storage_error or error
+        status, stop_reason = "stopped", stop_reason or "storage_error"
     return RunOutcome(run_dir=request.out_dir, status=status, stop_reason=stop_reason, report=report,
-                      experiment=experiment, render_error=render_error)
+                      experiment=experiment, render_error=render_error, storage_error=storage_error)
+
+
+def _written(path: Path, report: Report) -> bool:
+    """Whether ``path`` holds ``report`` (written before a later output hit the full disk)."""
+    try:
+        return read_report(path).createdAt == report.createdAt
+    except ReportError:
+        return False
+
+
+def _close(store: SqliteStore) -> None:
+    try:
+        store.close()
+    except Exception as exc:  # a full disk may refuse the last checkpoint; the WAL keeps the data
+        if not storage_problem(exc):
+            raise

@@ -5,6 +5,9 @@
 - A group passes a stage when all its trials pass (pass^k, k = repeats). An ``error`` trial is
   retried as a new trial up to ``infraRetries`` times; one that still errors makes the stage
   ``inconclusive``: the group does not advance, and no model failure is counted.
+- A trial or retry the runner never started (a stop, fail-fast) is ``skipped`` (X-11), and so is
+  the stage it leaves undecided: an error whose retry a stop prevented makes the stage ``skipped``,
+  not ``inconclusive`` (its retries were not used up), whatever the timing of the stop.
 - With ``failFast`` the first failed trial skips the group's remaining trials of the stage.
 """
 
@@ -39,8 +42,26 @@ def final_attempts(records: list[TrialRecord]) -> dict[int, TrialRecord]:
     return out
 
 
-def needs_retry(record: TrialRecord, infra_retries: int) -> bool:
-    return record.status == "error" and record.attempt < infra_retries
+def needs_retry(record: TrialRecord, infra_retries: int, first: int = 0) -> bool:
+    """An ``error`` gets ``infra_retries`` more attempts; ``first``: this process's first attempt
+    (a resume runs an errored repeat again, with the plan's retries)."""
+    return record.status == "error" and record.attempt - first < infra_retries
+
+
+def earlier_attempts(records: list[TrialRecord]) -> dict[tuple[str, str, int], list[TrialRecord]]:
+    """(group, stage, repeat) → the attempts earlier processes recorded, in attempt order, without
+    the placeholders (``skipped`` records of trials never started): those are decided again."""
+    out: dict[tuple[str, str, int], list[TrialRecord]] = {}
+    for r in sorted(records, key=lambda r: r.attempt):
+        if r.sessionId is not None:
+            out.setdefault((r.group, r.stage, r.repeat), []).append(r)
+    return out
+
+
+def next_attempt(earlier: list[TrialRecord]) -> int:
+    """The attempt number after every attempt that ran: an id that ran (and wrote its transcript)
+    is never reused; a placeholder's is."""
+    return max((r.attempt for r in earlier), default=-1) + 1
 
 
 def stage_status(records: list[TrialRecord], repeats: int) -> StageStatus:

@@ -5,16 +5,24 @@
     DIR/trials.jsonl        one TrialRecord per line, appended the moment a trial ends
     DIR/calls.jsonl         one line per settled model call: the budget a resume restores
     DIR/store.sqlite        the durable session store of every trial (SqliteStore)
-    DIR/transcripts/<group>/<stage>/<repeat>.jsonl   one line per provider request/response
+    DIR/transcripts/<group>/<stage>/<repeat>[~<attempt>].jsonl   one line per provider request/response
+    DIR/run.lock            the OS lock of the process running in DIR (``_lock``)
 
 Lines are flushed and fsynced as they are written, so a killed process loses at most the trial it
 was running; a torn last line (killed mid-write) is ignored on read and cut off before the next append.
+
+Every attempt of a trial keeps its own record and transcript: an id is written once, except by a
+``skipped`` placeholder (a trial or retry the runner never started, so it has no transcript), which
+the attempt that later runs under its id supersedes (the last line of an id wins). A write the disk
+refuses raises ``StorageError`` naming this directory (``_storage``).
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -24,6 +32,7 @@ from protocols import InvalidInput
 
 from ._budget import Spent
 from ._records import TrialRecord
+from ._storage import StorageError, storage_problem
 
 MANIFEST = "run.json"
 TRIALS = "trials.jsonl"
@@ -51,11 +60,23 @@ class RunDir:
         if (self.path / MANIFEST).exists():
             raise ResumeRefused(f"{self.path} already holds a run; pass --resume {self.path} to continue it, "
                                 "or choose another --out")
-        self.path.mkdir(parents=True, exist_ok=True)
-        _write_json(self.path / MANIFEST, manifest)
+        with self._writing():
+            self.path.mkdir(parents=True, exist_ok=True)
+            _write_json(self.path / MANIFEST, manifest)
 
     def write_plan(self, plan: BaseModel) -> None:
-        _write_json(self.path / PLAN, plan.model_dump(mode="json", by_alias=True))
+        with self._writing():
+            _write_json(self.path / PLAN, plan.model_dump(mode="json", by_alias=True))
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """An ``OSError`` of the disk (full, read-only) as a ``StorageError`` naming this directory."""
+        try:
+            yield
+        except OSError as exc:
+            if not storage_problem(exc):
+                raise
+            raise StorageError(self.path, exc) from None
 
     def manifest(self) -> dict[str, Any]:
         try:
@@ -80,17 +101,22 @@ class RunDir:
     def update_manifest(self, **changes: Any) -> None:
         manifest = self.manifest()
         manifest.update(changes)
-        _write_json(self.path / MANIFEST, manifest)
+        with self._writing():
+            _write_json(self.path / MANIFEST, manifest)
 
     # records -------------------------------------------------------------------------------------
     def records(self) -> list[TrialRecord]:
-        out = []
+        """Every attempt recorded, in the order written; a placeholder superseded by the attempt
+        that later ran under its id is dropped (the last line of an id wins)."""
+        by_id: dict[str, TrialRecord] = {}
         for line in _lines(self.path / TRIALS):
             try:
-                out.append(TrialRecord.model_validate_json(line))
+                record = TrialRecord.model_validate_json(line)
             except ValidationError:
                 continue  # a torn last line from a killed process
-        return out
+            by_id.pop(record.id, None)
+            by_id[record.id] = record
+        return list(by_id.values())
 
     def spent(self) -> Spent:
         """The budget used by every call this run already made (X-81), from calls.jsonl."""
@@ -112,32 +138,65 @@ class RunDir:
         return spent
 
     def append_record(self, record: TrialRecord) -> None:
-        if self._trials is None:
-            self._trials = _open_append(self.path / TRIALS)
-        _append(self._trials, record.model_dump_json())
+        with self._writing():
+            if self._trials is None:
+                self._trials = _open_append(self.path / TRIALS)
+            try:
+                _append(self._trials, record.model_dump_json())
+            except OSError:
+                _drop(self._trials)
+                self._trials = None
+                raise
 
     def append_call(self, call: dict[str, Any]) -> None:
-        if self._calls is None:
-            self._calls = _open_append(self.path / CALLS)
-        _append(self._calls, json.dumps(call, ensure_ascii=False))
+        with self._writing():
+            if self._calls is None:
+                self._calls = _open_append(self.path / CALLS)
+            try:
+                _append(self._calls, json.dumps(call, ensure_ascii=False))
+            except OSError:
+                _drop(self._calls)
+                self._calls = None
+                raise
+
+    def transcript_attempts(self, group: str, stage: str, repeat: int) -> list[int]:
+        """The attempts of a repeat that have a transcript on disk, with or without a record (a
+        process killed between the two leaves a transcript only): their ids are not reused."""
+        folder = self.path / "transcripts" / group / stage
+        out = []
+        for path in folder.glob(f"{repeat}*.jsonl") if folder.is_dir() else []:
+            head, _, attempt = path.stem.partition("~")
+            if head == str(repeat) and (attempt == "" or attempt.isdigit()):
+                out.append(int(attempt or 0))
+        return out
 
     def write_transcript(self, record: TrialRecord, snapshots: list[dict[str, Any]]) -> Path:
         """One line per provider request/response of the trial (already redacted by the engine)."""
-        name = f"{record.repeat}" if record.attempt == 0 else f"{record.repeat}~{record.attempt}"
-        path = self.path / "transcripts" / record.group / record.stage / f"{name}.jsonl"
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path = self.path / transcript_name(record)
         tmp = path.with_suffix(".jsonl.tmp")
-        with tmp.open("w", encoding="utf-8") as fh:
-            for snap in snapshots:
-                fh.write(json.dumps({"trialId": record.id, **snap}, ensure_ascii=False) + "\n")
-        os.replace(tmp, path)
+        with self._writing():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                with tmp.open("w", encoding="utf-8") as fh:
+                    for snap in snapshots:
+                        fh.write(json.dumps({"trialId": record.id, **snap}, ensure_ascii=False) + "\n")
+                os.replace(tmp, path)
+            except OSError:
+                tmp.unlink(missing_ok=True)  # a full disk keeps no half transcript
+                raise
         return path
 
     def close(self) -> None:
         for fh in (self._trials, self._calls):
             if fh is not None:
-                fh.close()
+                _drop(fh)
         self._trials = self._calls = None
+
+
+def transcript_name(record: TrialRecord) -> str:
+    """``transcripts/<group>/<stage>/<repeat>[~<attempt>].jsonl``, relative to the run directory."""
+    name = f"{record.repeat}" if record.attempt == 0 else f"{record.repeat}~{record.attempt}"
+    return f"transcripts/{record.group}/{record.stage}/{name}.jsonl"
 
 
 def _open_append(path: Path) -> IO[str]:
@@ -153,6 +212,14 @@ def _open_append(path: Path) -> IO[str]:
     except FileNotFoundError:
         pass
     return path.open("a", encoding="utf-8")
+
+
+def _drop(fh: IO[str]) -> None:
+    """Close a file a write failed on: the next append reopens it and first cuts the torn line."""
+    try:
+        fh.close()
+    except OSError:
+        pass
 
 
 def _append(fh: IO[str], line: str) -> None:

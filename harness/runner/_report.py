@@ -36,6 +36,7 @@ from protocols import resolve
 from ._cache import cache_caveats
 from ._expect import evaluate
 from ._infra import infrastructure
+from ._persist import transcript_name
 from ._records import TrialMetrics, TrialRecord
 from ._runner import Experiment
 
@@ -60,11 +61,6 @@ def counts(exp: Experiment, group: str, stage: str) -> tuple[int, int]:
     return sum(r.status == "passed" for r in final), len(final)
 
 
-def transcript_path(r: TrialRecord) -> str:
-    name = f"{r.repeat}" if r.attempt == 0 else f"{r.repeat}~{r.attempt}"
-    return f"transcripts/{r.group}/{r.stage}/{name}.jsonl"
-
-
 def _metrics(m: TrialMetrics) -> ReportMetrics:
     return ReportMetrics(**m.model_dump(exclude={"infraErrors"}))
 
@@ -80,7 +76,7 @@ def _trial(r: TrialRecord) -> TrialReport:
                               status=run.status, steps=run.steps, toolCalls=calls))
     return TrialReport(
         id=r.id, repeat=r.repeat, attempt=r.attempt, status=r.status, sessionId=r.sessionId,
-        transcript=transcript_path(r) if r.sessionId else None, startedAt=r.startedAt, finishedAt=r.finishedAt,
+        transcript=transcript_name(r) if r.sessionId else None, startedAt=r.startedAt, finishedAt=r.finishedAt,
         error=r.reason, failureMode=r.failureMode, failureDetail=r.failureDetail,  # type: ignore[arg-type]
         runs=runs, checks=r.checks,
         metrics=_metrics(r.metrics))

@@ -21,11 +21,21 @@ from protocols import AgentConfig, HostOptions, resolve
 
 from ._budget import BudgetLedger
 from ._cache import ResponseCache, cached_factory
-from ._gating import StageStatus, entry_blocker, final_attempts, needs_retry, stage_status, takes_part
+from ._gating import (
+    StageStatus,
+    earlier_attempts,
+    entry_blocker,
+    final_attempts,
+    needs_retry,
+    next_attempt,
+    stage_status,
+    takes_part,
+)
 from ._persist import RunDir
 from ._prices import PriceTable
 from ._records import TrialRecord, trial_id
 from ._stops import InfraMonitor
+from ._storage import StorageError, storage_problem
 from ._trial import now, run_trial
 
 
@@ -58,7 +68,8 @@ class Experiment:
     run_dir: RunDir
     store: Any
     previous: list[TrialRecord] = field(default_factory=list)
-    """Finished trials of an earlier process of this run (resume): reused, never re-run."""
+    """The records of earlier processes of this run (resume): a repeat one of them decided is not
+    run again; the other attempts that ran are kept, and placeholders are superseded."""
     on_trial: ProgressHook | None = None
     on_stage: StageHook | None = None
     records: list[TrialRecord] = field(default_factory=list)
@@ -71,7 +82,9 @@ class Experiment:
         self.cache = None if self.settings.cache_dir is None else ResponseCache(self.settings.cache_dir)
         stop = self.plan.stop
         self.infra = InfraMonitor(stop.maxInfraErrorRate, stop.minCallsForInfraRate)
-        self._done = {(r.group, r.stage, r.repeat): r for r in self.previous if r.finished}
+        self._earlier = earlier_attempts(self.previous)
+        self.storage_error: StorageError | None = None
+        """The first write the disk refused (full, read-only): the run stops, ``_storage``."""
 
     # selection --------------------------------------------------------------------------------
     def selected_groups(self) -> list[GroupSpec]:
@@ -114,6 +127,8 @@ class Experiment:
     # running ----------------------------------------------------------------------------------
     @property
     def stopping(self) -> str | None:
+        if self.storage_error is not None:
+            return "storage_error"
         if self.ledger.exhausted is not None:
             return f"budget_exhausted:{self.ledger.exhausted}"
         return self.ledger.stop_reason
@@ -151,36 +166,51 @@ class Experiment:
     async def _repeat(
         self, group: GroupSpec, stage: StageSpec, repeat: int, failed: asyncio.Event
     ) -> list[TrialRecord]:
-        done = self._done.get((group.id, stage.id, repeat))
-        if done is not None:
-            if done.status == "failed" and stage.failFast:
+        """Every attempt of one repeat: an earlier process's (kept, never re-run when one of them
+        decided the repeat), then new ones, numbered on from the last that ran (X-12, X-81)."""
+        earlier = [self._keep(r) for r in self._earlier.get((group.id, stage.id, repeat), [])]
+        if earlier and earlier[-1].finished:
+            if earlier[-1].status == "failed" and stage.failFast:
                 failed.set()
-            return [self._keep(done)]
-        attempts: list[TrialRecord] = []
-        attempt = 0
+            return earlier
+        attempts = list(earlier)
+        on_disk = self.run_dir.transcript_attempts(group.id, stage.id, repeat)
+        attempt = first = max(next_attempt(earlier), max(on_disk, default=-1) + 1)
         while True:
             record = await self._attempt(group, stage, repeat, attempt, failed)
             attempts.append(record)
             if record.status == "failed" and stage.failFast:
                 failed.set()
-            if not needs_retry(record, self.plan.stop.infraRetries) or self.stopping:
+            # a retry the run is stopping for is still recorded, as skipped: the label of an errored
+            # repeat never depends on whether the stop came before or after its retry was queued
+            if not needs_retry(record, self.plan.stop.infraRetries, first):
                 return attempts
             attempt += 1
 
     async def _attempt(self, group: GroupSpec, stage: StageSpec, repeat: int, attempt: int,
                        failed: asyncio.Event) -> TrialRecord:
         tid = trial_id(group.id, stage.id, repeat, attempt)
-        async with self._sem:
-            reason = self.stopping or ("fail_fast: an earlier trial of this stage failed" if failed.is_set() else None)
-            if reason is not None:
-                return self._keep(TrialRecord(id=tid, group=group.id, stage=stage.id, repeat=repeat,
-                                              attempt=attempt, status="skipped", reason=reason), persist=True)
-            record = await run_trial(self.engine(group), group.id, stage, repeat, attempt)
-        snapshots = [data for _, data in self.store.snapshots(record.sessionId)]
-        self.run_dir.write_transcript(record, snapshots)
-        if self.infra.add(record):
-            self.ledger.request_stop("provider_unhealthy")
-        return self._keep(record, persist=True)
+        try:
+            async with self._sem:
+                reason = self.stopping or ("fail_fast: an earlier trial of this stage failed" if failed.is_set()
+                                           else None)
+                if reason is not None:
+                    return self._keep(TrialRecord(id=tid, group=group.id, stage=stage.id, repeat=repeat,
+                                                  attempt=attempt, status="skipped", reason=reason), persist=True)
+                record = await run_trial(self.engine(group), group.id, stage, repeat, attempt)
+            snapshots = [data for _, data in self.store.snapshots(record.sessionId)]
+            self.run_dir.write_transcript(record, snapshots)
+            if self.infra.add(record):
+                self.ledger.request_stop("provider_unhealthy")
+            return self._keep(record, persist=True)
+        except Exception as exc:  # the disk's failure stops the run; anything else is a defect
+            if not storage_problem(exc):
+                raise
+            error = exc if isinstance(exc, StorageError) else StorageError(self.run_dir.path, exc)
+            self.storage_error = self.storage_error or error
+            self.ledger.request_stop("storage_error")
+            return self._keep(TrialRecord(id=tid, group=group.id, stage=stage.id, repeat=repeat, attempt=attempt,
+                                          status="skipped", reason=f"stopped: storage_error: {error}"))
 
     def _keep(self, record: TrialRecord, persist: bool = False) -> TrialRecord:
         if persist:

@@ -37,10 +37,13 @@ from harness.report import (
 )
 
 from ._execute import RunOutcome, RunRequest, effective_budget, execute, prepare_prices
+from ._lock import exclusive
 from ._overrides import check_same_overrides
 from ._persist import MANIFEST, ResumeRefused, RunDir
 from ._prices import PriceTable, PriceUnknown
 from ._report import model_kind
+from ._resume import write_sweep_settings
+from ._storage import StorageError, storage_problem
 from ._sweep_table import sweep_caveats, sweep_findings, sweep_table
 
 RunMember = Callable[[RunRequest], Awaitable[RunOutcome]]
@@ -248,18 +251,31 @@ class Sweep:
 
 async def execute_sweep(request: SweepRequest, run_member: RunMember | None = None,
                         on_model: Callable[[int, SweepModelRun], None] | None = None) -> SweepOutcome:
-    """Run every model in turn (see the module docstring); ``run_member`` runs one model (default ``execute``)."""
+    """Run every model in turn (see the module docstring); ``run_member`` runs one model (default ``execute``).
+
+    The sweep directory is locked for the whole sweep (``_lock``), each model's run directory by its run."""
     run = run_member or execute
     out = request.out_dir
     recorded = check_sweep_resume(request) if request.resume else None
     if recorded is not None:
         request = dataclasses.replace(request, models=[m.model for m in recorded.models])
     prepare_sweep(request)  # every price before any directory or call
-    if recorded is None:
-        if is_sweep(out) or (out / MANIFEST).exists():
-            raise ResumeRefused(f"{out} already holds a run or a sweep; pass --resume {out} to continue it, "
-                                "or choose another --out")
-        out.mkdir(parents=True, exist_ok=True)
+    if recorded is None and (is_sweep(out) or (out / MANIFEST).exists()):
+        raise ResumeRefused(f"{out} already holds a run or a sweep; pass --resume {out} to continue it, "
+                            "or choose another --out")
+    with exclusive(out, "harness run (sweep)"):
+        try:
+            return await _sweep(request, run, on_model, recorded)
+        except Exception as exc:
+            if not storage_problem(exc):
+                raise
+            raise (exc if isinstance(exc, StorageError) else StorageError(out, exc)) from None
+
+
+async def _sweep(request: SweepRequest, run: RunMember, on_model: Callable[[int, SweepModelRun], None] | None,
+                 recorded: SweepReport | None) -> SweepOutcome:
+    out = request.out_dir
+    write_sweep_settings(request.base)
     sweep = Sweep(request, member_slugs(request), recorded)
     for model in request.models:
         sweep.refresh(model)
