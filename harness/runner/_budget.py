@@ -10,7 +10,7 @@ tokenizer, a chat template that adds (or drops) text. So the ledger calibrates p
 every call it keeps the largest ratio reported / estimated input tokens seen so far in the run
 (never below 1), and later reservations use estimate × ratio × margin. Until a model's first usage
 report, only one call of that model is in flight (the probe), so at most that one call is reserved
-on the raw estimate. A context-length refusal is a set-up error, not a transient fault: the ledger
+on the raw estimate (in-process ``scripted/*`` models count with the harness's own counter: no probe). A context-length refusal is a set-up error, not a transient fault: the ledger
 stops the run at once with ``context_limit`` and says what to change (``context_limit_detail``).
 """
 
@@ -123,9 +123,15 @@ class BudgetLedger:
         return Reservation(model=model, usd=usd, input_tokens=tokens_in, output_tokens=tokens_out,
                            estimate=prompt_tokens)
 
+    @staticmethod
+    def _needs_probe(model: str) -> bool:
+        """In-process scripted models count their usage with the harness's own token counter (X-60):
+        there is nothing to calibrate, so their calls start concurrently from the first."""
+        return not model.startswith("scripted/")
+
     def _may_start(self, model: str) -> bool:
-        return (model in self.calibration or model not in self._probing or self.stop_reason is not None
-                or self.exhausted is not None)
+        return (model in self.calibration or model not in self._probing or not self._needs_probe(model)
+                or self.stop_reason is not None or self.exhausted is not None)
 
     async def reserve(self, role: str, model: str, request: ModelRequest, prompt_tokens: int) -> Any:
         async with self._changed:
@@ -154,7 +160,7 @@ class BudgetLedger:
             self._reserved.inputTokens += wanted.input_tokens
             self._reserved.outputTokens += wanted.output_tokens
             self._reserved.llmCalls += 1
-            if model not in self.calibration:
+            if model not in self.calibration and self._needs_probe(model):
                 wanted.probe = True
                 self._probing.add(model)
             return wanted

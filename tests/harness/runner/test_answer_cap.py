@@ -73,8 +73,11 @@ def test_a_server_ignoring_max_tokens_leaves_a_small_run_and_a_truncated_trial(
         outcome = run_plan(out, MODEL, api_base=url, groups=["A"], stages=["simple"], render=True,
                            prices={MODEL: Prices(input_per_mtok=0, output_per_mtok=0)})
     trials = [t for g in outcome.report.groups for s in g.stages for t in s.trials]
-    assert trials and {t.status for t in trials} == {"failed"}
-    for trial in trials:
+    # the first answer is cut and fails; fail-fast may skip the repeats not yet started (the budget
+    # runs a model's calls one at a time until its first usage report calibrates the estimate)
+    failed = [t for t in trials if t.status == "failed"]
+    assert failed and {t.status for t in trials} <= {"failed", "skipped"}
+    for trial in failed:
         assert trial.failureMode == "truncated", trial.failureDetail
         cut = [c for c in trial.checks if c.name == "answer_within_output_cap"]
         assert cut and cut[0].result == "failed"

@@ -185,4 +185,4 @@ def test_a_resume_restores_the_runs_settings_and_a_stop_prints_the_resume_comman
     assert report["model"]["apiBase"] == url and report["budget"]["limits"]["maxUsd"] == 5.0
     assert report["model"]["prices"][MODEL]["inputPerMTok"] == 1.0
     assert [g["id"] for g in report["groups"]] == ["A", "C"]
-    assert any("price of openai/oracle: cli" in c for c in report["caveats"])
+    assert any("price of openai/oracle: --price" in c for c in report["caveats"])
