@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._messages import FrozenView, RawMessage
-from .._protocol import Protocol
 from .._state import (
     ACTIVE_WINDOW,
     MAIN_WINDOW,
@@ -16,6 +15,7 @@ from .._state import (
     fold_key,
     window_key,
 )
+from .._version import ProtocolVersion
 from ..store import JsonValue, SessionStore
 
 
@@ -23,7 +23,7 @@ from ..store import JsonValue, SessionStore
 class ToolContext:
     """One call's authorisation comes from here, never from the model's arguments (P-40)."""
 
-    protocol: Protocol
+    protocol: ProtocolVersion
     store: SessionStore
     session_id: str
     frozen: FrozenView
