@@ -88,8 +88,7 @@ def state_in_every_request(check: Any, view: TrialView) -> CheckResult:
     name = check.name
     if not view.protocol.has_state_message:
         return _r(name, "not_applicable", f"{view.protocol.key} has no context_state message")
-    placement = str(getattr(view.protocol.options, "stateMessagePlacement", "trailing_assistant"))
-    role = "user" if placement == "trailing_user" else "assistant"
+    placement, role = view.protocol.state_placement, view.protocol.state_role
     problems: list[str] = []
     evidence: list[str] = []
     snaps = _agent_snapshots(view)

@@ -70,6 +70,11 @@ class ToolContext:
         raw = self.store.kv_prefix(self.session_id, "fold/")
         return {key.removeprefix("fold/"): Fold.model_validate(value) for key, value in raw.items()}
 
+    def fold_limit_reached(self) -> int | None:
+        """The ``maxFolds`` limit when the session has reached it (P-25, compressed folds count), else None."""
+        limit = int(self.option("maxFolds"))
+        return limit if len(self.folds()) >= limit else None
+
     def fold(self, fold_id: str) -> Fold | None:
         raw = self.kv(fold_key(fold_id))
         return None if raw is None else Fold.model_validate(raw)
