@@ -186,7 +186,7 @@ def read_fold(view: TrialView, fold_id: str) -> tuple[str | None, str]:
     while True:
         frozen = FrozenView(revision=store.revision(sid), upper_bound=store.max_index(sid), run_id=new_run_id())
         call = ToolCall(id=f"probe_{uuid.uuid4().hex}", name="context_fold_read",
-                        arguments=json.dumps({"foldId": fold_id, "cursor": cursor}))
+                        arguments=json.dumps({"purpose": "read-back check", "foldId": fold_id, "cursor": cursor}))
         result = view.protocol.dispatch(store, sid, call, frozen)
         if not result.get("success", False):
             return None, f"{fold_id}: read failed with {result.get('error', result)}"

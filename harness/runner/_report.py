@@ -50,6 +50,12 @@ def sum_metrics(records: list[TrialRecord]) -> TrialMetrics:
     return total
 
 
+def compressions(records: list[TrialRecord], trigger: str) -> int:
+    """Maintenances that compressed something, started by ``trigger`` (threshold, explicit, agent)."""
+    return sum(m.status == "compressed" and m.trigger == trigger
+               for r in records for run in r.runs for m in run.maintenance)
+
+
 def counts(exp: Experiment, group: str, stage: str) -> tuple[int, int]:
     """(passes, n) over decided trials: errors and skips have no verdict and are not in n."""
     final = [r for r in exp.decided(group, stage).values() if r.status in ("passed", "failed")]
@@ -115,10 +121,10 @@ def build_report(exp: Experiment, request: Any, experiment_id: str, status: str,
     for (group, stage), st in exp.outcomes.items():
         outcomes.setdefault(group, {})[stage] = st
     spec = plan.findings
-    ran = sum_metrics(exp.records).maintenanceRuns > 0
+    ran = compressions(exp.records, "threshold") > 0  # X-44, P-91 speak of *automatic* compression
     baseline_ran = None
     if spec.baselineGroup and spec.baselineGroup in outcomes:
-        baseline_ran = sum_metrics([r for r in exp.records if r.group == spec.baselineGroup]).maintenanceRuns > 0
+        baseline_ran = compressions([r for r in exp.records if r.group == spec.baselineGroup], "threshold") > 0
     findings = derive_findings(spec, outcomes, maintenance_ran=ran, model_kind=kind,  # type: ignore[arg-type]
                                baseline_maintenance_ran=baseline_ran)
     group_ids = [g.id for g in exp.selected_groups()]
@@ -132,6 +138,10 @@ def build_report(exp: Experiment, request: Any, experiment_id: str, status: str,
             others = [g for g in conv if g != spec.baselineGroup]
             baseline = compare_with_baseline(spec.baselineStage, conv, spec.baselineGroup, others)
     caveats = list(findings.caveats)
+    asked = compressions(exp.records, "agent")
+    if asked and not ran:
+        caveats.append(f"Compression ran {asked} time(s), each because the agent called context_compress: that "
+                       "exercises the maintainer and read-back of compressed folds, not the token-threshold trigger.")
     caveats += [f"preflight {p['group']} ({p['protocol']} on {p['model']}): {p['verdict']}: {p['message']}"
                 for p in preflight if p.get("flagged")]
     caveats += [f"stage {st.id} is an addition to the source plan (X-70)" for st in plan.stages if st.addition]
