@@ -1,5 +1,6 @@
 """report.json (O-2): the versioned model and its write/read helpers."""
 
+from ._differences import GroupDifference, WordChange, word_diff
 from ._json import ReportError, read_report, write_json_atomic, write_report
 from ._models import (
     SCHEMA_VERSION,
@@ -34,8 +35,9 @@ from ._sweep import (
 
 __all__ = [
     "SCHEMA_VERSION", "SWEEP_FILE", "SWEEP_SCHEMA_VERSION",
-    "BudgetReport", "CheckResult", "GroupReport", "ModelInfo", "PassRate", "PlanRef", "ProtocolInfo", "Report",
+    "BudgetReport", "CheckResult", "GroupDifference", "GroupReport", "ModelInfo", "PassRate", "PlanRef",
+    "ProtocolInfo", "Report",
     "ReportError", "ReportStatus", "RunReport", "Spent", "StageReport", "ToolCallRecord", "TrialMetrics",
-    "TrialReport", "TrialStatus", "SweepBudget", "SweepCell", "SweepModelRun", "SweepReport",
-    "is_sweep", "read_report", "read_sweep", "write_json_atomic", "write_report", "write_sweep",
+    "TrialReport", "TrialStatus", "WordChange", "SweepBudget", "SweepCell", "SweepModelRun", "SweepReport",
+    "is_sweep", "read_report", "word_diff", "read_sweep", "write_json_atomic", "write_report", "write_sweep",
 ]

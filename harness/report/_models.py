@@ -26,6 +26,8 @@ from harness.analysis import (
 from harness.models import public_api_base
 from harness.plan import BudgetSpec, GroupSpec, Price
 
+from ._differences import GroupDifference
+
 SCHEMA_VERSION = 1
 
 ReportStatus = Literal["completed", "stopped", "failed"]
@@ -213,3 +215,6 @@ class Report(_Model):
     baselineComparisons: list[BaselineComparison] = Field(default_factory=list)
     findings: list[Finding] = Field(default_factory=list)
     caveats: list[str] = Field(default_factory=list)
+    groupDifferences: list[GroupDifference] = Field(
+        default_factory=list, description="What each group's first request differs in from the placement "
+                                          "control's, on the first stage both ran (the difference panel).")

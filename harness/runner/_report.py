@@ -33,6 +33,7 @@ from harness.report import TrialMetrics as ReportMetrics
 from protocols import resolve
 
 from ._cache import cache_caveats
+from ._differences import group_differences
 from ._records import TrialMetrics, TrialRecord
 from ._runner import Experiment
 
@@ -165,7 +166,8 @@ def build_report(exp: Experiment, request: Any, experiment_id: str, status: str,
                         prices={m: _price(exp.prices.entries[m].prices) for m in used if m in exp.prices.entries}),
         budget=BudgetReport(limits=exp.ledger.limits, spent=exp.ledger.snapshot()),
         groups=[_group(exp, g.id) for g in exp.selected_groups()],
-        comparisons=comparisons, baselineComparisons=baseline, findings=findings.findings, caveats=caveats)
+        comparisons=comparisons, baselineComparisons=baseline, findings=findings.findings, caveats=caveats,
+        groupDifferences=group_differences(exp))
 
 
 def _price(p: Prices) -> Price:

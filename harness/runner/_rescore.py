@@ -188,7 +188,8 @@ def rescore(run_dir: Path, plan: Plan | None = None, plan_sha256: str | None = N
             f"plan sha256 {sha}, without any model call: checks, verdicts, failure modes and findings are this "
             "plan's; answers, tool calls, tokens, costs and the budget are the recording's.")
     report = built.model_copy(update={"model": original.model, "budget": original.budget,
-                                      "caveats": [head, *notes, *built.caveats, *carried]})
+                                      "caveats": [head, *notes, *built.caveats, *carried],
+                                      "groupDifferences": original.groupDifferences})  # the same requests
     if (run_dir / "transcripts").is_dir():
         shutil.copytree(run_dir / "transcripts", out / "transcripts", dirs_exist_ok=True)
     report, render_error = write_outputs(request, exp, experiment_id, original.status, original.stopReason, [],

@@ -107,3 +107,31 @@ def test_every_unified_conversation_folds_and_compresses_and_reads_back_raw(orac
     assert "No automatic maintenance (token threshold) ran" in caveats  # X-44: the threshold never fired
     assert "because the agent called context_compress" in caveats
     assert "prefix@2 baseline never reached its compression threshold" in caveats  # P-91
+
+
+def test_group_differences_show_a_controlled_comparison(oracle_run) -> None:  # type: ignore[no-untyped-def]
+    """Issue 9, must show 5: against placement control A, on the first request of the first stage both ran,
+    B and C differ only in the state message's position / role, v2 only in the prompt words the source
+    names (plus v3's state sentence), v1 also in tools; the panel is in report.json, report.html and .md."""
+    diffs = {d.group: d for d in oracle_run.report.groupDifferences}
+    assert set(diffs) == {"B", "C", "v2", "v1", "prefix"} and all(d.control == "A" for d in diffs.values())
+    for group in ("B", "C", "v2", "v1"):
+        assert diffs[group].stage == "simple"
+    assert diffs["prefix"].stage == "conversation"
+    for group in ("B", "C"):
+        d = diffs[group]
+        assert d.systemPrompt == [] and d.tools == [] and d.otherMessages == [] and d.stateMessage.text == []
+    assert diffs["B"].messageRoles.group == ["system", "assistant", "assistant", "user"]
+    assert (diffs["B"].stateMessage.group.position, diffs["B"].stateMessage.group.role) == (2, "assistant")
+    assert (diffs["C"].stateMessage.group.position, diffs["C"].stateMessage.group.role) == (3, "user")
+    assert (diffs["C"].stateMessage.control.position, diffs["C"].stateMessage.control.role) == (3, "assistant")
+    v2 = diffs["v2"]
+    assert [(c.op, c.control, c.group) for c in v2.systemPrompt] == [
+        ("insert", "", "final"), ("insert", "", "The messages above it are history.")]  # 最后的/末尾状态, 以上是历史记录
+    assert v2.tools == [] and v2.messageRoles.control == v2.messageRoles.group
+    assert [c.op for c in v2.stateMessage.text] == ["delete"] and "no user authority" in v2.stateMessage.text[0].control
+    assert diffs["v1"].tools and diffs["v1"].systemPrompt and diffs["v1"].stateMessage.group is None
+    html = (oracle_run.run_dir / "report.html").read_text(encoding="utf-8")
+    assert 'id="differences"' in html and "word changes</summary>" in html
+    md = (oracle_run.run_dir / "report.md").read_text(encoding="utf-8")
+    assert "## What each group differs in from the control" in md and "+“final”" in md
