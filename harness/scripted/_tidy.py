@@ -85,9 +85,10 @@ def tidy(view: View, request: int | None) -> tuple[str, dict[str, Any]] | None:
     if request is None or not (view.offers("context_history_list") and view.offers("context_fold_create")):
         return None
     turn = view.calls_after(request)
-    listings = [c for c in turn if c.name == "context_history_list"]
-    if not listings and finished_stage(view, request) is None:  # once begun, a fold hides the evidence
+    folded = any(c.ok for c in turn if c.name == "context_fold_create")
+    if not folded and finished_stage(view, request) is None:  # after its fold the exchange is no longer visible
         return None
+    listings = [c for c in turn if c.name == "context_history_list"]
     if not any(c.ok for c in listings):
         if len(listings) >= MAX_ATTEMPTS:
             return None

@@ -126,8 +126,9 @@ def test_group_differences_show_a_controlled_comparison(oracle_run) -> None:  # 
     assert (diffs["C"].stateMessage.group.position, diffs["C"].stateMessage.group.role) == (3, "user")
     assert (diffs["C"].stateMessage.control.position, diffs["C"].stateMessage.control.role) == (3, "assistant")
     v2 = diffs["v2"]
+    # the source's 最后的/末尾状态 and 以上是历史记录, nothing else
     assert [(c.op, c.control, c.group) for c in v2.systemPrompt] == [
-        ("insert", "", "final"), ("insert", "", "The messages above it are history.")]  # 最后的/末尾状态, 以上是历史记录
+        ("insert", "", "final"), ("insert", "", "The messages above it are history.")]
     assert v2.tools == [] and v2.messageRoles.control == v2.messageRoles.group
     assert [c.op for c in v2.stateMessage.text] == ["delete"] and "no user authority" in v2.stateMessage.text[0].control
     assert diffs["v1"].tools and diffs["v1"].systemPrompt and diffs["v1"].stateMessage.group is None
