@@ -56,7 +56,7 @@ def _accepts(bench: Bench, first: int, last: int) -> bool:
     return True
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(messages=_MESSAGES, folds=st.lists(st.tuples(st.integers(0, 20), st.integers(0, 2)), max_size=3),
        cover=st.integers(0, 3), max_folds=st.sampled_from([1, 2, 1024]))
 def test_listed_foldable_runs_are_exactly_the_accepted_ranges(
