@@ -85,23 +85,23 @@ def tidy(view: View, request: int | None) -> tuple[str, dict[str, Any]] | None:
     if request is None or not (view.offers("context_history_list") and view.offers("context_fold_create")):
         return None
     turn = view.calls_after(request)
-    folded = any(c.ok for c in turn if c.name == "context_fold_create")
+    compressions = [c for c in turn if c.name == COMPRESS]
+    if any(c.ok for c in compressions):  # done; the compression may have covered this turn's earlier calls
+        return None
+    folds = [c for c in turn if c.name == "context_fold_create"]
+    folded = any(c.ok for c in folds)
     if not folded and finished_stage(view, request) is None:  # after its fold the exchange is no longer visible
         return None
-    listings = [c for c in turn if c.name == "context_history_list"]
-    if not any(c.ok for c in listings):
-        if len(listings) >= MAX_ATTEMPTS:
-            return None
-        return "context_history_list", {"purpose": "阶段已完成，查看可折叠的完整历史", "limit": 50}
-    listing = next(c for c in reversed(listings) if c.ok)
-    folds = [c for c in turn if c.name == "context_fold_create"]
-    if not any(c.ok for c in folds) and len(folds) < MAX_ATTEMPTS:
-        item = foldable_exchange(list((listing.result or {}).get("items") or []))
+    if not folded and len(folds) < MAX_ATTEMPTS:
+        listings = [c for c in turn if c.name == "context_history_list"]
+        listing = next((c for c in reversed(listings) if c.ok), None)
+        if listing is None and len(listings) < MAX_ATTEMPTS:
+            return "context_history_list", {"purpose": "阶段已完成，查看可折叠的完整历史", "limit": 50}
+        item = foldable_exchange(list(((listing.result or {}) if listing else {}).get("items") or []))
         if item is not None:
             return _act("context_fold_create", view, {
                 "purpose": "折叠已回答的工具往来", "fromIndex": item["firstIndex"], "throughIndex": item["lastIndex"],
                 "summary": _summary(view, item)}, folds)
-    compressions = [c for c in turn if c.name == COMPRESS]
-    if view.offers(COMPRESS) and not any(c.ok for c in compressions) and len(compressions) < MAX_ATTEMPTS:
+    if view.offers(COMPRESS) and len(compressions) < MAX_ATTEMPTS:
         return _act(COMPRESS, view, {"purpose": "阶段完成后压缩当前窗口"}, compressions)
     return None

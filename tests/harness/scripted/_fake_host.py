@@ -79,7 +79,8 @@ class Turn:
 
 class FakeHost:
     def __init__(self, group: str, model: str | ScriptedModel, projects: dict[str, Any] | None = None,
-                 max_steps: int = 12) -> None:
+                 max_steps: int = 12, binding: MaintainerBinding = BINDING) -> None:
+        self.binding = binding
         ref, options = GROUPS[group]
         self.protocol: Protocol = resolve_ref(ref, options)
         self.model = get_scripted(model) if isinstance(model, str) else model
@@ -131,5 +132,5 @@ class FakeHost:
                                                 "message": "one tool call per step; this one was not run"}}
         if call.name in self.business.names:
             return self.business.call(call.name, call.arguments)
-        done = asyncio.run(self.protocol.dispatch_bound(self.store, self.sid, call, frozen, BINDING))
+        done = asyncio.run(self.protocol.dispatch_bound(self.store, self.sid, call, frozen, self.binding))
         return done.result

@@ -6,8 +6,19 @@ import json
 
 import pytest
 
-from protocols import FrozenView, ToolCall, new_run_id
-from tests.harness.scripted._fake_host import GROUPS, LOOKUP, SIMPLE, T1, T2, T3, TIDY, WINDOWED, FakeHost
+from protocols import FrozenView, MaintainerBinding, ToolCall, new_run_id
+from tests.harness.scripted._fake_host import (
+    GROUPS,
+    LOOKUP,
+    SIMPLE,
+    T1,
+    T2,
+    T3,
+    TIDY,
+    WINDOWED,
+    FakeHost,
+    scripted_maintainer,
+)
 
 
 def names(turn) -> list[str]:
@@ -65,6 +76,18 @@ def test_x61_tidy_folds_the_answered_exchange_and_compresses_before_leaving(grou
         FrozenView(revision=host.store.revision(host.sid), upper_bound=host.store.max_index(host.sid),
                    run_id=new_run_id()))
     assert '"name":"quote_calculate"' in fold_text["text"]  # read-back is the raw exchange
+
+
+@pytest.mark.parametrize("keep", [0, 1, 4])
+def test_x61_tidy_happens_once_even_when_the_compression_covers_its_own_listing(keep: int) -> None:
+    """A compression that covers this turn's listing and fold hides them from the view; the oracle reads
+    its own successful compression and stops there instead of listing again."""
+    host = FakeHost("v2", "oracle", binding=MaintainerBinding(scripted_maintainer, keep_recent_groups=keep))
+    host.send(T1)
+    t2, t3 = host.send(T2), host.send(T3)
+    assert names(t2)[:4] == [*TIDY, "context_window_open"] and names(t3) == [*TIDY, "context_window_open"]
+    assert all(result["success"] for _, _, result in (*t2.calls, *t3.calls))
+    assert "6900" in (t3.answer or "")
 
 
 @pytest.mark.parametrize("group", ["A", "B", "C", "v2"])
