@@ -62,7 +62,7 @@ def _provider(model: str) -> str | None:
 
 def preflight(protocol: Protocol, model: str, api_base: str | None = None) -> Preflight:
     ends = last_role(protocol)
-    placement = getattr(protocol.options, "stateMessagePlacement", None)
+    placement = protocol.state_placement
     provider = _provider(model)
     base = {"protocol": protocol.key, "placement": placement, "model": model, "provider": provider, "endsWith": ends}
     if ends != "assistant":

@@ -11,6 +11,7 @@ from ._catalog import (
     resolve,
     resolve_ref,
 )
+from ._dispatch import Dispatched
 from ._errors import (
     CapacityExceeded,
     InvalidInput,
@@ -25,6 +26,7 @@ from ._groups import Group, interaction_groups
 from ._json import MAX_JSON_DEPTH, JsonRejected, loads_strict
 from ._maintenance import (
     Maintainer,
+    MaintainerBinding,
     MaintenanceRequest,
     MaintenanceResult,
     maintain_window,
@@ -37,16 +39,20 @@ from ._protocol import PLACEHOLDER, Protocol
 from ._state import MAIN_WINDOW, Checkpoint, CurrentWindowEntry, Fold, KvLimits, WindowRecord
 from ._statefile import LoadedState, dump_state, load_state, read_state_file
 from ._text import canonical_json, utf16_len, utf16_slice
+from ._version import ProtocolVersion
+from .tools import COMPRESS_TOOL
 
 __all__ = [
-    "CATALOG", "MAIN_WINDOW", "MAX_JSON_DEPTH", "PLACEHOLDER", "RUN_ID_RE",
-    "AgentConfig", "CapacityExceeded", "Checkpoint", "CurrentWindowEntry", "Fold", "FrozenView", "Group",
+    "CATALOG", "COMPRESS_TOOL", "MAIN_WINDOW", "MAX_JSON_DEPTH", "PLACEHOLDER", "RUN_ID_RE",
+    "AgentConfig", "CapacityExceeded", "Checkpoint", "CurrentWindowEntry", "Dispatched", "Fold", "FrozenView",
+    "Group",
     "HostOptions", "InvalidInput", "JsonRejected", "KvLimitExceeded", "KvLimits", "LoadedState", "MaintenanceOptions",
     "MessageDraft", "OptionsError", "PrefixV2", "ProjectedRequest", "ProjectionError", "ProjectionSource",
-    "Protocol", "ProtocolError", "RawMessage", "RevisionConflict", "StatePlacement", "StoreError", "ToolCall",
+    "Protocol", "ProtocolError", "ProtocolVersion", "RawMessage", "RevisionConflict", "StatePlacement", "StoreError",
+    "ToolCall",
     "UnifiedV1", "UnifiedV2", "UnifiedV3", "WindowRecord",
     "canonical_json", "describe_catalog", "dump_state", "interaction_groups", "load_state", "loads_strict",
     "new_run_id",
     "parse_ref", "read_state_file", "resolve", "resolve_ref", "utf16_len", "utf16_slice",
-    "Maintainer", "MaintenanceRequest", "MaintenanceResult", "maintain_window", "should_maintain",
+    "Maintainer", "MaintainerBinding", "MaintenanceRequest", "MaintenanceResult", "maintain_window", "should_maintain",
 ]

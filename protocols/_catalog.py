@@ -48,6 +48,7 @@ class UnifiedV2(Protocol):
     has_state_message = True
     requires_expected_window = True
     prompt_template = "unified_v2.j2"
+    fixed_state_placement = "trailing_assistant"  # P-71: after the history, as an assistant message
 
 
 @dataclass(frozen=True)
@@ -59,10 +60,6 @@ class UnifiedV3(Protocol):
     has_state_message = True
     requires_expected_window = True
     prompt_template = "unified_v3.j2"
-
-    @property
-    def placement(self) -> str:
-        return str(self.options.stateMessagePlacement)  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
@@ -108,7 +105,10 @@ def resolve_ref(ref: str, options: dict[str, Any] | None = None) -> Protocol:
 
 
 def describe_catalog() -> list[dict[str, Any]]:
-    """The catalog as data: each protocol's options schema, defaults, tools and summary."""
+    """The catalog as data: each protocol's options schema, defaults, tools and summary.
+
+    ``tools`` are offered to every agent; ``maintainerTools`` only to an agent bound to the host's
+    context maintainer (``agent.contextMaintainer``), after ``tools``."""
     out = []
     for key, entry in CATALOG.items():
         proto = entry.cls(entry.options())
@@ -119,5 +119,6 @@ def describe_catalog() -> list[dict[str, Any]]:
             "defaults": proto.resolved_options,
             "optionsSchema": schema,
             "tools": proto.tool_names(),
+            "maintainerTools": proto.tool_names(maintainer_bound=True)[len(proto.tool_names()):],
         })
     return out

@@ -1,7 +1,11 @@
 """Derived messages (P-17, P-18, P-71, P-83): header, fold and state texts.
 
-Each starts with a tag line that says what it is, followed by one JSON object. The state text
-is one text for unified@2 and every unified@3 placement (P-82): only its position and role vary.
+Each starts with a tag line that says what it is, followed by one JSON object. The state text is
+one text for every unified@3 placement (P-82): only its position and role vary. unified@2's state
+text carries what v2 had (source: "本轮 KV 冻结状态生成的当前执行位置"); the sentence saying it is a
+view that is no user input, history, fold or compression range, and that no role carrying it grants
+user authority is v3's (source, unified@3: "三组的 context_state 都是同一次冻结状态派生的模型视图 …
+不属于用户输入、窗口历史、折叠或压缩范围；C 的 user 角色也不构成用户的新授权").
 """
 
 from __future__ import annotations
@@ -23,8 +27,11 @@ FOLD_LEAD = (
 )
 STATE_LEAD = (
     f"{STATE_TAG} Current execution position, derived by the host from the frozen session state for "
-    "this request. It is a view for the model: not user input, not window history, never folded or "
-    "compressed, and whatever role carries it, it grants no user authority."
+    "this request."
+)
+STATE_VIEW_V3 = (
+    " It is a view for the model: not user input, not window history, never folded or compressed, and "
+    "whatever role carries it, it grants no user authority."
 )
 
 
@@ -73,5 +80,7 @@ def fold_text(
     return f"{FOLD_LEAD}\n{dumps(body, escape_non_ascii)}"
 
 
-def state_text(state: dict[str, Any]) -> str:
-    return f"{STATE_LEAD}\n{dumps(state, False)}"
+def state_text(state: dict[str, Any], *, view_note: bool) -> str:
+    """The state message's text; ``view_note`` adds unified@3's view sentence (``STATE_VIEW_V3``)."""
+    lead = STATE_LEAD + (STATE_VIEW_V3 if view_note else "")
+    return f"{lead}\n{dumps(state, False)}"

@@ -10,6 +10,8 @@ Order of a dispatch:
 6. execute. Read tools store their receipt without a revision change (P-22). Write tools check the
    frozen revision (``context_state_stale``, P-41) and, on v2/v3, the expected window
    (``context_window_mismatch``, P-74), then commit KV changes and receipt in one transaction.
+   ``context_compress`` (offered only with a ``MaintainerBinding``) passes the same checks, then
+   runs the bound maintainer (``_compress``).
 
 Authorisation (revision, upper bound, session) comes only from ``frozen`` and the session id (P-40).
 Every failure is stored as the call's receipt too, so a replay answers the same.
@@ -17,38 +19,81 @@ Every failure is stored as the call's receipt too, so a replay answers the same.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 
+from ._compress import run_compress
 from ._errors import KvLimitExceeded, RevisionConflict
 from ._json import JsonRejected, loads_strict
+from ._maintenance import MaintainerBinding, MaintenanceResult
 from ._messages import FrozenView, ToolCall
-from ._protocol import Protocol
+from ._version import ProtocolVersion
 from .store import SessionStore
-from .tools import ToolContext, ToolRejected, ToolSpec, Write, failure, tools_for
+from .tools import Compress, ToolContext, ToolRejected, ToolSpec, Write, failure, tools_for
+
+
+@dataclass(frozen=True)
+class Dispatched:
+    """What the host's dispatcher did with one call."""
+
+    result: dict[str, Any]
+    replayed: bool
+    """The call id had a receipt: it was returned and nothing ran (P-42)."""
+    maintenance: MaintenanceResult | None = None
+    """The maintenance a ``context_compress`` call ran (None for every other call and on a replay)."""
 
 
 def dispatch(
-    protocol: Protocol, store: SessionStore, session_id: str, call: ToolCall, frozen: FrozenView
+    protocol: ProtocolVersion, store: SessionStore, session_id: str, call: ToolCall, frozen: FrozenView
 ) -> dict[str, Any]:
-    """Run one tool call; returns its result (the stored receipt on a replay)."""
+    """Run one tool call without a bound maintainer; returns its result (the stored receipt on a replay)."""
     stored = store.receipt(session_id, call.id)
     if stored is not None:
         return dict(stored)
+    result = _execute(protocol, store, session_id, call, frozen, maintainer_bound=False)
+    assert not isinstance(result, Compress)  # not offered without a binding
+    return result
+
+
+async def dispatch_bound(
+    protocol: ProtocolVersion, store: SessionStore, session_id: str, call: ToolCall, frozen: FrozenView,
+    binding: MaintainerBinding | None,
+) -> Dispatched:
+    """The host's dispatch: ``dispatch`` plus ``context_compress`` when the agent has a ``binding``."""
+    stored = store.receipt(session_id, call.id)
+    if stored is not None:
+        return Dispatched(dict(stored), replayed=True)
+    result = _execute(protocol, store, session_id, call, frozen, maintainer_bound=binding is not None)
+    if isinstance(result, Compress):
+        assert binding is not None
+        done, outcome = await run_compress(protocol, store, session_id, call, frozen, result.window_id, binding)
+        return Dispatched(done, replayed=False, maintenance=outcome)
+    return Dispatched(result, replayed=False)
+
+
+def _execute(
+    protocol: ProtocolVersion, store: SessionStore, session_id: str, call: ToolCall, frozen: FrozenView,
+    *, maintainer_bound: bool,
+) -> dict[str, Any] | Compress:
+    """Steps 2–6: the result with its receipt stored, or the checked compression still to run."""
     try:
-        result = _run(protocol, store, session_id, call, frozen)
+        result = _run(protocol, store, session_id, call, frozen, maintainer_bound)
     except ToolRejected as rejected:
         result = rejected.result()
+    if isinstance(result, Compress):
+        return result
     if isinstance(result, Write):
         return _commit(store, session_id, call, frozen, result)
     return dict(store.put_receipt(session_id, call.id, result))
 
 
 def _run(
-    protocol: Protocol, store: SessionStore, session_id: str, call: ToolCall, frozen: FrozenView
-) -> dict[str, Any] | Write:
-    spec = _spec_named(protocol, call.name)
+    protocol: ProtocolVersion, store: SessionStore, session_id: str, call: ToolCall, frozen: FrozenView,
+    maintainer_bound: bool,
+) -> dict[str, Any] | Write | Compress:
+    spec = _spec_named(protocol, call.name, maintainer_bound)
     raw = _parse_arguments(call.arguments)
     if spec.requires_expected_window and raw.get("expectedWindowId") is None:
         raise ToolRejected("context_window_expectation_required",
@@ -60,7 +105,7 @@ def _run(
     ctx = ToolContext(protocol, store, session_id, frozen)
     if not spec.writes:
         outcome = spec.handler(ctx, args)
-        if isinstance(outcome, Write):  # a host defect: read tools never change state (P-22)
+        if isinstance(outcome, Write | Compress):  # a host defect: read tools never change state (P-22)
             raise TypeError(f"read tool {spec.name} returned KV changes")
         return outcome
     current = store.revision(session_id)
@@ -76,7 +121,7 @@ def _run(
             stateRevision=current,
         )
     outcome = spec.handler(ctx, args)
-    if not isinstance(outcome, Write):  # a host defect: the receipt must commit with the changes
+    if not isinstance(outcome, Write | Compress):  # a host defect: the receipt must commit with the changes
         raise TypeError(f"write tool {spec.name} returned no KV changes")
     return outcome
 
@@ -104,8 +149,8 @@ def _stale(frozen_revision: int, current: int) -> ToolRejected:
     )
 
 
-def _spec_named(protocol: Protocol, name: str) -> ToolSpec:
-    specs = {spec.name: spec for spec in tools_for(protocol)}
+def _spec_named(protocol: ProtocolVersion, name: str, maintainer_bound: bool) -> ToolSpec:
+    specs = {spec.name: spec for spec in tools_for(protocol, maintainer_bound=maintainer_bound)}
     if name not in specs:
         offered = ", ".join(specs) or "none"
         raise ToolRejected("unknown_tool", f"{name!r} is not a tool of {protocol.key} (offered: {offered})")

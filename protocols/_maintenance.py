@@ -17,21 +17,26 @@ One maintenance of window ``w``:
 
 Folds wholly at or below the new ``coveredThrough`` are compressed from then on (P-54): that is
 derived from ``coveredThrough`` alone, so their records are left as they are and read-back works.
+
+The host runs it automatically (threshold, P-50) or after a stage; an agent bound to the maintainer
+(``MaintainerBinding``) runs it through ``context_compress`` with that call's frozen upper bound,
+and its receipt commits in the same transaction as the checkpoint (``receipt``, P-42).
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Literal, TypeVar
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
 
 from pydantic import Field, ValidationError
 
 from ._errors import InvalidInput, KvLimitExceeded, RevisionConflict
 from ._groups import interaction_groups
 from ._messages import RawMessage, WireModel
-from ._protocol import Protocol
 from ._state import MAIN_WINDOW, Checkpoint, Fold, Record, checkpoint_key, covered_key
 from ._text import canonical_json, sha256_hex, utf16_len, utf16_truncate
+from ._version import ProtocolVersion
 from .store import SessionStore
 
 STATE_CHANGED = "maintenance_state_changed"
@@ -51,6 +56,15 @@ class MaintenanceRequest(WireModel):
 
 Maintainer = Callable[[MaintenanceRequest], Awaitable[str]]
 """The maintainer role (E-13): one request per page, the new checkpoint text as the answer."""
+
+
+@dataclass(frozen=True)
+class MaintainerBinding:
+    """The agent is bound to the host's context maintainer (source: 若 Agent 绑定了 context-maintainer):
+    ``context_compress`` is offered and runs ``maintainer`` with the host's ``keep_recent_groups``."""
+
+    maintainer: Maintainer
+    keep_recent_groups: int = 4
 
 
 class MaintenanceResult(WireModel):
@@ -116,8 +130,12 @@ def source_hash(messages: Sequence[RawMessage]) -> str:
     return sha256_hex(canonical_json([m.wire() for m in messages]))
 
 
+Receipt = tuple[str, Callable[[MaintenanceResult], dict[str, Any]]]
+"""(call id, the call's result for a maintenance outcome): committed with the checkpoint (P-42)."""
+
+
 async def maintain_window(
-    protocol: Protocol,
+    protocol: ProtocolVersion,
     store: SessionStore,
     session_id: str,
     window_id: str,
@@ -125,8 +143,12 @@ async def maintain_window(
     *,
     keep_recent_groups: int = 4,
     upper_bound: int | None = None,
+    receipt: Receipt | None = None,
 ) -> MaintenanceResult:
-    """Compress one window's prefix into its checkpoint (P-50 … P-54); see the module docstring."""
+    """Compress one window's prefix into its checkpoint (P-50 … P-54); see the module docstring.
+
+    With ``receipt`` the call's result is stored in the commit's transaction when compressed; any
+    other outcome stores nothing (the caller stores that receipt)."""
     if not protocol.has_windows and window_id != MAIN_WINDOW:
         raise InvalidInput(f"{protocol.key} has one history, {MAIN_WINDOW!r}; there is no window {window_id!r}")
     if keep_recent_groups < 0:
@@ -191,18 +213,17 @@ async def maintain_window(
     ) != frozen_hash:
         return changed(len(pages))
     checkpoint = Checkpoint(summary=summary, covered_through=boundary, source_hash=frozen_hash, revision=revision)
+    newly = tuple(fid for fid, f in folds.items() if covered < f.through_index <= boundary)
+    done = MaintenanceResult(
+        status="compressed", window_id=window_id, from_index=source[0].index, through_index=boundary,
+        pages=len(pages), checkpoint_length=utf16_len(summary), truncated=truncated,
+        compressed_folds=newly, revision=revision + 1,  # a commit is revision+1 (SessionStore.commit)
+    )
     try:
-        new_revision = store.commit(session_id, revision, {
-            key: checkpoint.wire(),
-            covered_key(window_id): boundary,
-        })
+        store.commit(session_id, revision, {key: checkpoint.wire(), covered_key(window_id): boundary},
+                     receipt=None if receipt is None else (receipt[0], receipt[1](done)))
     except RevisionConflict:
         return changed(len(pages))
     except KvLimitExceeded:
         return outcome("rejected", "kv_limit_exceeded", pages=len(pages), **span)
-    newly = tuple(fid for fid, f in folds.items() if covered < f.through_index <= boundary)
-    return MaintenanceResult(
-        status="compressed", window_id=window_id, from_index=source[0].index, through_index=boundary,
-        pages=len(pages), checkpoint_length=utf16_len(summary), truncated=truncated,
-        compressed_folds=newly, revision=new_revision,
-    )
+    return done

@@ -15,6 +15,7 @@ from ._errors import ProjectionError
 from ._messages import FrozenView, RawMessage
 from ._options import HostOptions
 from ._projection_types import AgentConfig, ProjectedRequest, ProjectionSource
+from ._prompts import render_protocol_prompt, render_system_prompt
 from ._state import (
     ACTIVE_WINDOW,
     CURRENT_WINDOW_ENTRY,
@@ -24,10 +25,11 @@ from ._state import (
     covered_key,
     window_key,
 )
+from ._version import ProtocolVersion
 from ._view import gui_projection, tool_result_preview, validate_pairing
+from .tools import tool_schemas
 
 if TYPE_CHECKING:
-    from ._protocol import Protocol
     from .store import SessionStore
 
 
@@ -54,7 +56,7 @@ def _raw_message(msg: RawMessage, content: Any) -> dict[str, Any]:
 
 
 def _window_history(
-    protocol: Protocol,
+    protocol: ProtocolVersion,
     store: SessionStore,
     session_id: str,
     frozen: FrozenView,
@@ -62,58 +64,59 @@ def _window_history(
     covered: int,
     host: HostOptions,
 ) -> list[_Item]:
-    """P-10 … P-14: window filter, protected run inputs, folds in place, GUI and preview."""
+    """P-10 … P-14 in the source's order: window filter and protected run inputs, then folds in place
+    (step 3), then GUI projection over what is still visible, then large tool result previews (step 4)."""
     window_msgs = store.window_messages(session_id, window_id, covered, frozen.upper_bound)
     seen = {m.id for m in window_msgs}
     protected = [m for m in store.run_inputs(session_id, frozen.run_id, frozen.upper_bound) if m.id not in seen]
     messages = sorted([*window_msgs, *protected], key=lambda m: m.index)
 
-    folds: list[tuple[str, dict[str, Any]]] = []
+    folded: dict[str, tuple[str, dict[str, Any]]] = {}
     if protocol.has_folds:
         for key, fold in store.kv_prefix(session_id, "fold/").items():
             if fold.get("windowId") == window_id and int(fold["fromIndex"]) > covered:
-                folds.append((key.removeprefix("fold/"), fold))
-    folded: dict[str, tuple[str, dict[str, Any]]] = {}
-    for fold_id, fold in folds:
-        for mid in fold.get("messageIds", []):
-            folded[mid] = (fold_id, fold)
+                for mid in fold.get("messageIds", []):
+                    folded[mid] = (key.removeprefix("fold/"), fold)
 
-    if protocol.options.guiProjection:
-        messages = gui_projection(messages)
+    visible = [m for m in messages if m.id not in folded]
+    if protocol.options.guiProjection:  # after the folds: a folded screenshot is no longer in the view
+        visible = gui_projection(visible)
+    shown = {m.id: m for m in visible}
 
     items: list[_Item] = []
     placed: set[str] = set()
     for msg in messages:
         hit = folded.get(msg.id)
-        if hit is not None:
-            fold_id, fold = hit
-            if fold_id in placed:
-                continue
-            placed.add(fold_id)
-            text = fold_text(
-                fold_id=fold_id,
-                window_id=window_id,
-                from_index=int(fold["fromIndex"]),
-                through_index=int(fold["throughIndex"]),
-                summary=str(fold.get("summary", "")),
-                escape_non_ascii=protocol.escape_non_ascii,
-            )
-            source = ProjectionSource(
-                type="context_fold",
-                fold_id=fold_id,
-                session_id=session_id,
-                window_id=window_id,
-                first_index=int(fold["fromIndex"]),
-                last_index=int(fold["throughIndex"]),
-                message_ids=tuple(fold.get("messageIds", [])),
-            )
-            items.append(_Item(msg.index, {"role": "assistant", "content": text}, source))
+        if hit is None:
+            raw = shown[msg.id]
+            content: Any = raw.content
+            if raw.kind == "tool_result":
+                content = tool_result_preview(raw, host.toolResultPreviewCharacters, protocol.has_windows)
+            items.append(_Item(raw.index, _raw_message(raw, content),
+                               ProjectionSource(type="raw", message_ids=(raw.id,)), raw=raw))
             continue
-        content: Any = msg.content
-        if msg.kind == "tool_result":
-            content = tool_result_preview(msg, host.toolResultPreviewCharacters, protocol.has_windows)
-        items.append(_Item(msg.index, _raw_message(msg, content),
-                           ProjectionSource(type="raw", message_ids=(msg.id,)), raw=msg))
+        fold_id, fold = hit
+        if fold_id in placed:
+            continue
+        placed.add(fold_id)
+        text = fold_text(
+            fold_id=fold_id,
+            window_id=window_id,
+            from_index=int(fold["fromIndex"]),
+            through_index=int(fold["throughIndex"]),
+            summary=str(fold.get("summary", "")),
+            escape_non_ascii=protocol.escape_non_ascii,
+        )
+        source = ProjectionSource(
+            type="context_fold",
+            fold_id=fold_id,
+            session_id=session_id,
+            window_id=window_id,
+            first_index=int(fold["fromIndex"]),
+            last_index=int(fold["throughIndex"]),
+            message_ids=tuple(fold.get("messageIds", [])),
+        )
+        items.append(_Item(msg.index, {"role": "assistant", "content": text}, source))
     return items
 
 
@@ -126,14 +129,16 @@ def _state_body(
     covered: int,
     history: list[_Item],
 ) -> dict[str, Any]:
-    """P-71: the current execution position, from the frozen KV and the view."""
+    """P-71: the current execution position, from the frozen KV and the view.
+
+    ``recentTool`` is the one most recent tool name since entering (source: "最近工具名"), or null."""
     entry = store.kv_get(session_id, CURRENT_WINDOW_ENTRY)
     if not isinstance(entry, dict) or entry.get("windowId") != window_id:
         entry = {}
     entered_at = int(entry.get("enteredAtUpperBound") or 0)
     since = [i.raw for i in history if i.raw is not None and i.index > entered_at]
     results = sum(1 for m in since if m.kind == "tool_result")
-    recent = [c.name for m in since for c in (m.tool_calls or ())][-3:]
+    recent = [c.name for m in since for c in (m.tool_calls or ())]
     return {
         "windowId": window_id,
         "status": record.get("status", "active"),
@@ -143,12 +148,12 @@ def _state_body(
         "handoffInput": entry.get("input"),
         "coveredThrough": covered,
         "toolResultsSinceEntry": results,
-        "recentTools": recent,
+        "recentTool": recent[-1] if recent else None,
     }
 
 
 def project(
-    protocol: Protocol,
+    protocol: ProtocolVersion,
     store: SessionStore,
     session_id: str,
     frozen: FrozenView,
@@ -188,18 +193,19 @@ def project(
         escape_non_ascii=protocol.escape_non_ascii,
     )
 
-    messages: list[dict[str, Any]] = [{"role": "system", "content": protocol.system_prompt(agent.systemPrompt)}]
+    bound = agent.contextMaintainer
+    system = render_system_prompt(agent.systemPrompt, render_protocol_prompt(protocol, maintainer_bound=bound))
+    messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
     sources = [ProjectionSource(type="system")]
     messages.append({"role": "assistant", "content": header})
     sources.append(ProjectionSource(type="context_header", session_id=session_id, window_id=window_id))
 
     state_msg: dict[str, Any] | None = None
-    placement = "none"
+    placement = protocol.state_placement
     if protocol.has_state_message:
         body = _state_body(store, session_id, frozen, window_id, record, covered, history)
-        placement = str(getattr(protocol.options, "stateMessagePlacement", "trailing_assistant"))
-        role = "user" if placement == "trailing_user" else "assistant"
-        state_msg = {"role": role, "content": state_text(body)}
+        # the view sentence is unified@3's, shared by A, B and C (_derived)
+        state_msg = {"role": protocol.state_role, "content": state_text(body, view_note=protocol.version >= 3)}
     state_src = ProjectionSource(type="context_state", session_id=session_id, window_id=window_id)
 
     if state_msg is not None and placement == "before_history_assistant":
@@ -211,7 +217,8 @@ def project(
         messages.append(state_msg)
         sources.append(state_src)
 
-    return ProjectedRequest(messages=messages, sources=sources, tools=[*protocol.tool_schemas(), *business_tools])
+    tools = [*tool_schemas(protocol, maintainer_bound=bound), *business_tools]
+    return ProjectedRequest(messages=messages, sources=sources, tools=tools)
 
 
 def segment_of(source: ProjectionSource) -> str:

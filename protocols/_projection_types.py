@@ -34,6 +34,10 @@ class AgentConfig(BaseModel):
 
     systemPrompt: str
     inputs: dict[str, Any] = Field(default_factory=dict)
+    contextMaintainer: bool = False
+    """The agent is bound to the host's context maintainer (source: 若 Agent 绑定了 context-maintainer，
+    也可以在阶段完成后主动调用): the unified protocols then offer ``context_compress`` and their prompt
+    names it. prefix@2 never offers it."""
 
 
 class ProjectedRequest(BaseModel):

@@ -202,8 +202,8 @@ def _caveats(ctx: _Context, maintenance_ran: bool, model_kind: ModelKind,
         out.append("Real-model run: one model, one task, small n; a passing experiment is no guarantee of "
                    "production stability, and scripted mechanism checks are reported separately (X-42).")
     if not maintenance_ran:
-        out.append("No maintenance ran in any trial: automatic compression was not exercised, and this report "
-                   "makes no claim about it (X-44).")
+        out.append("No automatic maintenance (token threshold) ran in any trial: automatic compression was not "
+                   "exercised, and this report makes no claim about it (X-44).")
     if baseline_maintenance_ran is False:
         out.append("The prefix@2 baseline never reached its compression threshold: the comparison with it covers "
                    "an uncompressed history only; no claim about its automatic compression is made (P-91).")

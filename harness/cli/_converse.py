@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from protocols import AgentConfig, HostOptions, MaintenanceOptions, dump_state, resolve_ref
+from protocols import HostOptions, MaintenanceOptions, dump_state, resolve_ref
 from protocols.store import MemoryStore
 
 from ..models import looks_like_unparsed_tool_call
@@ -56,7 +56,7 @@ def converse_cmd(
     with user_errors():
         proto = resolve_ref(protocol, parse_options(option))
         plan_model, _ = load_plan(plan)
-    agent = AgentConfig(systemPrompt=plan_model.agent.systemPrompt, inputs=plan_model.agent.inputs)
+    agent = plan_model.agent.config()
     projects = {k: v.model_dump() for k, v in plan_model.agent.projects.items()}
     try:
         engine = Engine(

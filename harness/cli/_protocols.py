@@ -15,7 +15,11 @@ from ._app import app, print_json
 def protocols_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the catalog as JSON (options schemas included)."),
 ) -> None:
-    """List the protocol catalog: versions, options with defaults and ranges, and context tools (P-60)."""
+    """List the protocol catalog: versions, options with defaults and ranges, and context tools (P-60).
+
+    ``maintainerTools`` (context_compress) are offered only to an agent bound to the host's context
+    maintainer (plan: agent.contextMaintainer); prefix@2 offers no context tool at all.
+    """
     catalog = describe_catalog()
     if as_json:
         print_json(catalog)
@@ -38,4 +42,7 @@ def protocols_cmd(
             table.add_row(name, str(default).lower() if isinstance(default, bool) else str(default), allowed)
         console.print(table)
         tools = ", ".join(entry["tools"]) or "(none: host compression only)"
-        console.print(f"  tools: {tools}\n", highlight=False)
+        console.print(f"  tools: {tools}", highlight=False, markup=False)
+        bound = ", ".join(entry["maintainerTools"]) or "none"
+        console.print(f"  offered too when the agent is bound to the context maintainer (agent.contextMaintainer): "
+                      f"{bound}\n", highlight=False, markup=False)

@@ -22,7 +22,7 @@ from harness.runner import (
     StorageError,
     resume_command,
 )
-from protocols import AgentConfig, FrozenView, MessageDraft, new_run_id, resolve
+from protocols import FrozenView, MessageDraft, new_run_id, resolve
 from protocols.store import MemoryStore
 
 from ._app import EXIT_DEFECT, EXIT_INVALID, EXIT_STOPPED, err_console, plain
@@ -151,7 +151,7 @@ def _first_request_tokens(request: RunRequest) -> int:
                                      content=plan.stages[0].turns[0].input, input_run=run_id))
     tools = BusinessTools({k: v.model_dump() for k, v in plan.agent.projects.items()}).schemas()
     projected = protocol.project(store, "dry", FrozenView(revision=0, upper_bound=1, run_id=run_id),
-                                 AgentConfig(systemPrompt=plan.agent.systemPrompt, inputs=plan.agent.inputs),
+                                 plan.agent.config(),
                                  None, tools)
     return count_messages(request.settings.agent_model, projected.messages, projected.tools)
 

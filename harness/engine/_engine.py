@@ -4,6 +4,10 @@ A step: freeze (KV revision, run id, upper bound) → the protocol builds the re
 and budget pre-checks → model call → the assistant message is written with its frozen view →
 its first tool call is dispatched (the others answered ``tool_call_limit_exceeded``) → the
 maintenance check → next step. Everything a step sends and receives is snapshotted.
+
+An agent bound to the context maintainer (``AgentConfig.contextMaintainer``) is offered
+``context_compress``; its dispatch runs the maintainer role of this engine on the active window
+(``MaintainerBinding``), recorded like any maintenance with ``trigger="agent"``.
 """
 
 from __future__ import annotations
@@ -18,13 +22,14 @@ from protocols import (
     CapacityExceeded,
     FrozenView,
     HostOptions,
+    MaintainerBinding,
     MessageDraft,
     Protocol,
     RawMessage,
     ToolCall,
     new_run_id,
 )
-from protocols._maintenance import maintain_window, should_maintain
+from protocols._maintenance import Maintainer, maintain_window, should_maintain
 from protocols._state import ACTIVE_WINDOW, MAIN_WINDOW
 from protocols.store import SessionStore
 
@@ -34,7 +39,7 @@ from ._guard import BudgetExhausted, CallGuard
 from ._maintainer import model_maintainer
 from ._tokens import count_messages, segment_tokens
 from ._tools import LIMIT_EXCEEDED, ToolRouter, outcome, pending_calls, result_content
-from ._types import CallRecord, MaintenanceRecord, RunLimits, RunResult, ToolCallRecord
+from ._types import CallRecord, MaintenanceRecord, MaintenanceTrigger, RunLimits, RunResult, ToolCallRecord
 
 
 def _sha(data: Any) -> str:
@@ -72,7 +77,8 @@ class Engine:
         self.maintainer_name = maintainer_name or model_name
         self.guard = guard
         self.capacity_tokens = capacity_tokens
-        self.router = ToolRouter(protocol, business)
+        self.maintainer_bound = agent.contextMaintainer and protocol.has_windows
+        self.router = ToolRouter(protocol, business, maintainer_bound=self.maintainer_bound)
         self.business_schemas = business.schemas() if business else []
         self._secrets = secrets_from_env()
         self._seq: dict[str, int] = {}
@@ -101,7 +107,7 @@ class Engine:
     async def maintain(self, session_id: str, step: int = 0) -> MaintenanceRecord:
         """Explicit maintenance of the active window (P-50: e.g. after a stage completes)."""
         run = _Run(self, session_id, new_run_id(), "")
-        return await run.maintain(step)
+        return await run.maintain(step, trigger="explicit")
 
     # snapshots ---------------------------------------------------------------------------------
     def next_seq(self, session_id: str) -> int:
@@ -178,7 +184,7 @@ class _Run:
             if not calls:
                 await self._maybe_maintain(output)
                 return self.result("completed", answer=output.content or "")
-            failed = self._dispatch(message)
+            failed = await self._dispatch(message)
             consecutive_errors = consecutive_errors + 1 if failed else 0
             if consecutive_errors >= e.limits.max_consecutive_tool_errors:
                 return self.result("error", error_class="model",
@@ -186,7 +192,7 @@ class _Run:
             await self._maybe_maintain(output)
         return self.result("step_limit", error=f"no final answer within {e.limits.max_steps} steps")
 
-    def _dispatch(self, message: RawMessage, only: set[str] | None = None, record: bool = True) -> bool:
+    async def _dispatch(self, message: RawMessage, only: set[str] | None = None, record: bool = True) -> bool:
         """Execute the first call, answer the others (E-5); results stay in the call's window (P-44).
 
         ``only`` restricts the answers to those call ids (crash recovery); ``record`` adds the calls
@@ -198,7 +204,14 @@ class _Run:
             if only is not None and call.id not in only:
                 continue
             if pos == 0:
-                result, replayed = e.router.execute(e.store, self.session_id, call, message.frozen_view)
+                done = await e.router.execute(e.store, self.session_id, call, message.frozen_view, self._binding())
+                result, replayed = done.result, done.replayed
+                if done.maintenance is not None:
+                    m = done.maintenance
+                    self.maintenance.append(MaintenanceRecord(
+                        step=self.steps, window_id=m.window_id, status=m.status, reason=m.reason,
+                        covered_through=m.through_index, compressed_folds=m.compressed_folds, trigger="agent",
+                        call_id=call.id))
             else:
                 result, replayed = LIMIT_EXCEEDED, False
             e.store.append(self.session_id, MessageDraft(
@@ -219,7 +232,7 @@ class _Run:
         pending = pending_calls(self.e.store, self.session_id)
         if pending is not None:
             message, calls = pending
-            self._dispatch(message, only={c.id for c in calls}, record=False)
+            await self._dispatch(message, only={c.id for c in calls}, record=False)
 
     # model calls -----------------------------------------------------------------------------------
     async def _call(self, role: str, model: ChatModel, model_name: str, request: ModelRequest,
@@ -300,20 +313,31 @@ class _Run:
     async def _maybe_maintain(self, output: ModelOutput) -> None:
         threshold = self.e.host.maintenance.thresholdTokens
         if should_maintain(output.usage.input_tokens, threshold):
-            await self.maintain(self.steps)
+            await self.maintain(self.steps, trigger="threshold")
 
-    async def maintain(self, step: int) -> MaintenanceRecord:
+    def _maintainer(self) -> Maintainer:
+        """The maintainer role (E-13): its calls are accounted and snapshotted like the agent's."""
         e = self.e
 
         async def generate(request: ModelRequest) -> ModelOutput:
             return await self._call("maintainer", e.maintainer_model, e.maintainer_name, request, None, None, None)
 
-        maintainer = model_maintainer(generate, max_output_tokens=e.limits.max_output_tokens,
-                                      timeout_seconds=e.limits.timeout_seconds)
+        return model_maintainer(generate, max_output_tokens=e.limits.max_output_tokens,
+                                timeout_seconds=e.limits.timeout_seconds)
+
+    def _binding(self) -> MaintainerBinding | None:
+        """What ``context_compress`` runs: this run's maintainer role, when the agent is bound to it."""
+        if not self.e.maintainer_bound:
+            return None
+        return MaintainerBinding(self._maintainer(), keep_recent_groups=self.e.host.maintenance.keepRecentGroups)
+
+    async def maintain(self, step: int, trigger: MaintenanceTrigger) -> MaintenanceRecord:
+        e = self.e
         window = e.active_window(self.session_id)
-        result = await maintain_window(e.protocol, e.store, self.session_id, window, maintainer,
+        result = await maintain_window(e.protocol, e.store, self.session_id, window, self._maintainer(),
                                        keep_recent_groups=e.host.maintenance.keepRecentGroups)
         record = MaintenanceRecord(step=step, window_id=window, status=result.status, reason=result.reason,
-                                   covered_through=result.through_index, compressed_folds=result.compressed_folds)
+                                   covered_through=result.through_index, compressed_folds=result.compressed_folds,
+                                   trigger=trigger)
         self.maintenance.append(record)
         return record

@@ -18,8 +18,13 @@ MAINTAINER_PROMPT = (
 )
 
 
+_KEEP = ("index", "id", "windowId", "role", "kind", "content", "toolCalls", "toolCallId")
+"""What the maintainer reads of a raw message: its content and place, not the run bookkeeping (run ids,
+frozen views), which says nothing about the work and would make identical histories differ."""
+
+
 def maintenance_messages(request: MaintenanceRequest) -> list[dict[str, str]]:
-    page = [m.wire() for m in request.messages]
+    page = [{k: wire[k] for k in _KEEP if k in wire} for wire in (m.wire() for m in request.messages)]
     body = {
         "windowId": request.window_id,
         "previousCheckpoint": request.previous_checkpoint,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from protocols import FrozenView, Protocol, RawMessage, ToolCall
+from protocols import Dispatched, FrozenView, MaintainerBinding, Protocol, RawMessage, ToolCall
 from protocols.store import SessionStore
 
 from ..business_tools import BusinessTools
@@ -27,32 +27,34 @@ LIMIT_EXCEEDED = error_result(
 
 
 class ToolRouter:
-    def __init__(self, protocol: Protocol, business: BusinessTools | None) -> None:
+    """``maintainer_bound``: the agent is bound to the host's context maintainer, so ``context_compress``
+    is one of its context tools (run with the ``MaintainerBinding`` each call hands in)."""
+
+    def __init__(self, protocol: Protocol, business: BusinessTools | None, *, maintainer_bound: bool = False) -> None:
         self.protocol = protocol
         self.business = business
-        self._context_tools = set(protocol.tool_names())
+        self._context_tools = set(protocol.tool_names(maintainer_bound=maintainer_bound))
         self._business_tools = set(business.names) if business else set()
 
     def names(self) -> list[str]:
         return sorted(self._context_tools | self._business_tools)
 
-    def execute(
-        self, store: SessionStore, session_id: str, call: ToolCall, frozen: FrozenView
-    ) -> tuple[dict[str, Any], bool]:
-        """Run one call; returns (result, replayed). Replays return the stored receipt (P-42)."""
+    async def execute(
+        self, store: SessionStore, session_id: str, call: ToolCall, frozen: FrozenView,
+        binding: MaintainerBinding | None = None,
+    ) -> Dispatched:
+        """Run one call. Replays return the stored receipt (P-42)."""
         if call.name in self._context_tools:
-            stored = store.receipt(session_id, call.id)
-            result = self.protocol.dispatch(store, session_id, call, frozen)
-            return result, stored is not None
+            return await self.protocol.dispatch_bound(store, session_id, call, frozen, binding)
         stored = store.receipt(session_id, call.id)
         if stored is not None:
-            return stored, True
+            return Dispatched(dict(stored), replayed=True)
         if call.name in self._business_tools and self.business is not None:
             result = self.business.call(call.name, call.arguments)
         else:
             known = ", ".join(self.names()) or "(none)"
             result = error_result("unknown_tool", f"no tool named {call.name!r}; the tools are: {known}")
-        return store.put_receipt(session_id, call.id, result), False
+        return Dispatched(dict(store.put_receipt(session_id, call.id, result)), replayed=False)
 
 
 def result_content(result: dict[str, Any]) -> str:

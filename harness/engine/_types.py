@@ -49,6 +49,9 @@ class CallRecord(_Frozen):
     segments: dict[str, int] = Field(default_factory=dict)
 
 
+MaintenanceTrigger = Literal["threshold", "explicit", "agent"]
+
+
 class MaintenanceRecord(_Frozen):
     step: int
     window_id: str
@@ -56,6 +59,10 @@ class MaintenanceRecord(_Frozen):
     reason: str | None = None
     covered_through: int | None = None
     compressed_folds: tuple[str, ...] = ()
+    trigger: MaintenanceTrigger = "threshold"
+    """What started it (P-50): the real input tokens reaching the threshold, the host explicitly
+    (``Engine.maintain``), or the agent's ``context_compress`` call (``call_id``)."""
+    call_id: str | None = None
 
 
 class RunResult(_Frozen):

@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
-from protocols import PLACEHOLDER, MaintenanceOptions
+from protocols import PLACEHOLDER, AgentConfig, MaintenanceOptions
 
 from ._checks_spec import SameSession, TrialCheck, TurnCheck
 from ._expect import SYNTAX, parse_expectation
@@ -51,6 +51,10 @@ class AgentSpec(_Model):
     inputs: dict[str, Any] = Field(default_factory=dict, description="Agent inputs shown in the header.")
     businessTools: list[BusinessTool] = Field(default_factory=list)
     projects: dict[str, ProjectData] = Field(default_factory=dict, description="Data for budget_lookup.")
+    contextMaintainer: bool = Field(
+        False, description="Bind the agent to the host's context maintainer: unified@1/2/3 then offer "
+                           "context_compress (the maintainer compresses the active window when the agent asks). "
+                           "prefix@2 never offers it.")
 
     @field_validator("systemPrompt")
     @classmethod
@@ -63,6 +67,10 @@ class AgentSpec(_Model):
     @classmethod
     def _tools_unique(cls, value: list[str]) -> list[str]:
         return _unique(value, "business tool")
+
+    def config(self) -> AgentConfig:
+        """The agent as the protocols see it (prompt, inputs, maintainer binding)."""
+        return AgentConfig(systemPrompt=self.systemPrompt, inputs=self.inputs, contextMaintainer=self.contextMaintainer)
 
 
 # models ------------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """report.json (O-2): the versioned model and its write/read helpers."""
 
+from ._differences import GroupDifference, WordChange, word_diff
 from ._json import ReportError, read_report, write_json_atomic, write_report
 from ._junit import junit_xml, write_junit, xml_safe
 from ._models import (
@@ -39,9 +40,9 @@ from ._workflow import INFRA_KIND_WORDS, INFRA_KINDS, ExpectationResult, GroupIn
 __all__ = [
     "INFRA_KINDS", "INFRA_KIND_WORDS", "SCHEMA_VERSION", "SWEEP_FILE", "SWEEP_SCHEMA_VERSION",
     "ExpectationResult", "GroupInfrastructure", "Override", "kinds_text",
-    "BudgetReport", "CheckResult", "GroupReport", "ModelInfo", "ModelPrice", "PassRate", "PlanRef", "ProtocolInfo",
-    "Report", "ReportError", "ReportStatus", "RunReport", "Spent", "StageReport", "ToolCallRecord", "TrialMetrics",
-    "TrialReport", "TrialStatus", "SweepBudget", "SweepCell", "SweepModelRun", "SweepReport",
-    "is_sweep", "junit_xml", "read_report", "read_sweep", "unknown_usd", "write_json_atomic", "write_junit",
-    "write_report", "write_sweep", "xml_safe",
+    "BudgetReport", "CheckResult", "GroupDifference", "GroupReport", "ModelInfo", "ModelPrice", "PassRate",
+    "PlanRef", "ProtocolInfo", "Report", "ReportError", "ReportStatus", "RunReport", "Spent", "StageReport",
+    "ToolCallRecord", "TrialMetrics", "TrialReport", "TrialStatus", "WordChange", "SweepBudget", "SweepCell",
+    "SweepModelRun", "SweepReport", "is_sweep", "junit_xml", "read_report", "read_sweep", "unknown_usd", "word_diff",
+    "write_json_atomic", "write_junit", "write_report", "write_sweep", "xml_safe",
 ]

@@ -26,6 +26,7 @@ from harness.analysis import (
 from harness.models import public_api_base
 from harness.plan import BudgetSpec, GroupSpec
 
+from ._differences import GroupDifference
 from ._workflow import ExpectationResult, GroupInfrastructure, Override
 
 SCHEMA_VERSION = 1
@@ -263,3 +264,6 @@ class Report(_Model):
                                           "error trials (none of it a model failure).")
     stopDetail: str | None = Field(None, description="What the stop means and how to fix it, when the reason "
                                                      "needs more than its name (context_limit).")
+    groupDifferences: list[GroupDifference] = Field(
+        default_factory=list, description="What each group's first request differs in from the placement "
+                                          "control's, on the first stage both ran (the difference panel).")

@@ -11,6 +11,7 @@ import harness
 from . import _plots
 from ._context import comparisons, costs, gating, headline
 from ._data import ReportInputError, load_metrics, load_report
+from ._differences import differences
 from ._render import render_html, render_markdown
 from ._sweep import render_sweep
 from ._transcripts import load_transcripts, trial_views
@@ -38,6 +39,7 @@ def render_all(run_dir: Path) -> list[Path]:
     context = {"h": headline(report), "g": gating(report), "comps": comparisons(report), "cost": cost,
                "caveats": report.get("caveats", []), "trials": trials,
                "wf": {"gate": gate(report), "infra": infrastructure(report), "triage": triage(trials)},
+               "diffs": differences(report),
                "schema": report.get("schemaVersion"), "created": report.get("createdAt"),
                "version": report.get("harnessVersion", harness.__version__)}
     written = []

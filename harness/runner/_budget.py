@@ -10,8 +10,9 @@ tokenizer, a chat template that adds (or drops) text. So the ledger calibrates p
 every call it keeps the largest ratio reported / estimated input tokens seen so far in the run
 (never below 1), and later reservations use estimate × ratio × margin. Until a model's first usage
 report, only one call of that model is in flight (the probe), so at most that one call is reserved
-on the raw estimate (in-process ``scripted/*`` models count with the harness's own counter: no probe). A context-length refusal is a set-up error, not a transient fault: the ledger
-stops the run at once with ``context_limit`` and says what to change (``context_limit_detail``).
+on the raw estimate (in-process ``scripted/*`` models count with the harness's own counter: no
+probe). A context-length refusal is a set-up error, not a transient fault: the ledger stops the run
+at once with ``context_limit`` and says what to change (``context_limit_detail``).
 """
 
 from __future__ import annotations

@@ -88,8 +88,7 @@ def state_in_every_request(check: Any, view: TrialView) -> CheckResult:
     name = check.name
     if not view.protocol.has_state_message:
         return _r(name, "not_applicable", f"{view.protocol.key} has no context_state message")
-    placement = str(getattr(view.protocol.options, "stateMessagePlacement", "trailing_assistant"))
-    role = "user" if placement == "trailing_user" else "assistant"
+    placement, role = view.protocol.state_placement, view.protocol.state_role
     problems: list[str] = []
     evidence: list[str] = []
     snaps = _agent_snapshots(view)
@@ -187,7 +186,7 @@ def read_fold(view: TrialView, fold_id: str) -> tuple[str | None, str]:
     while True:
         frozen = FrozenView(revision=store.revision(sid), upper_bound=store.max_index(sid), run_id=new_run_id())
         call = ToolCall(id=f"probe_{uuid.uuid4().hex}", name="context_fold_read",
-                        arguments=json.dumps({"foldId": fold_id, "cursor": cursor}))
+                        arguments=json.dumps({"purpose": "read-back check", "foldId": fold_id, "cursor": cursor}))
         result = view.protocol.dispatch(store, sid, call, frozen)
         if not result.get("success", False):
             return None, f"{fold_id}: read failed with {result.get('error', result)}"

@@ -34,6 +34,7 @@ from harness.report import TrialMetrics as ReportMetrics
 from protocols import resolve
 
 from ._cache import cache_caveats
+from ._differences import group_differences
 from ._expect import evaluate
 from ._infra import infrastructure
 from ._persist import transcript_name
@@ -53,6 +54,12 @@ def sum_metrics(records: list[TrialRecord]) -> TrialMetrics:
             a, b = getattr(total, name), getattr(r.metrics, name)
             setattr(total, name, None if a is None or b is None else a + b)  # usd: unknown stays unknown
     return total
+
+
+def compressions(records: list[TrialRecord], trigger: str) -> int:
+    """Maintenances that compressed something, started by ``trigger`` (threshold, explicit, agent)."""
+    return sum(m.status == "compressed" and m.trigger == trigger
+               for r in records for run in r.runs for m in run.maintenance)
 
 
 def counts(exp: Experiment, group: str, stage: str) -> tuple[int, int]:
@@ -115,10 +122,10 @@ def build_report(exp: Experiment, request: Any, experiment_id: str, status: str,
     for (group, stage), st in exp.outcomes.items():
         outcomes.setdefault(group, {})[stage] = st
     spec = plan.findings
-    ran = sum_metrics(exp.records).maintenanceRuns > 0
+    ran = compressions(exp.records, "threshold") > 0  # X-44, P-91 speak of *automatic* compression
     baseline_ran = None
     if spec.baselineGroup and spec.baselineGroup in outcomes:
-        baseline_ran = sum_metrics([r for r in exp.records if r.group == spec.baselineGroup]).maintenanceRuns > 0
+        baseline_ran = compressions([r for r in exp.records if r.group == spec.baselineGroup], "threshold") > 0
     group_ids = [g.id for g in exp.selected_groups()]
     all_counts = {g: {st: counts(exp, g, st) for (gg, st) in exp.outcomes if gg == g} for g in group_ids}
     if spec.rules == "placement-rates":  # sampled repeats without gating: rates, not pass^k
@@ -136,6 +143,10 @@ def build_report(exp: Experiment, request: Any, experiment_id: str, status: str,
             others = [g for g in conv if g != spec.baselineGroup]
             baseline = compare_with_baseline(spec.baselineStage, conv, spec.baselineGroup, others)
     caveats = list(findings.caveats)
+    asked = compressions(exp.records, "agent")
+    if asked and not ran:
+        caveats.append(f"Compression ran {asked} time(s), each because the agent called context_compress: that "
+                       "exercises the maintainer and read-back of compressed folds, not the token-threshold trigger.")
     caveats += [f"preflight {p['group']} ({p['protocol']} on {p['model']}): {p['verdict']}: {p['message']}"
                 for p in preflight if p.get("flagged")]
     caveats += [f"stage {st.id} is an addition to the source plan (X-70)" for st in plan.stages if st.addition]
@@ -164,7 +175,8 @@ def build_report(exp: Experiment, request: Any, experiment_id: str, status: str,
         groups=[_group(exp, g.id) for g in exp.selected_groups()],
         comparisons=comparisons, baselineComparisons=baseline, findings=findings.findings, caveats=caveats,
         expectations=evaluate(plan, list(getattr(request, "expect", [])), exp.outcomes), overrides=overrides,
-        infrastructure=infrastructure(group_ids, exp.records))
+        infrastructure=infrastructure(group_ids, exp.records),
+        groupDifferences=group_differences(exp))
 
 
 def budget_report(exp: Experiment, models: list[str]) -> BudgetReport:

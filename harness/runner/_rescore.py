@@ -191,7 +191,8 @@ def rescore(run_dir: Path, plan: Plan | None = None, plan_sha256: str | None = N
     report = built.model_copy(update={"model": original.model, "budget": original.budget,
                                       "caveats": [head, *notes, *built.caveats, *carried],
                                       "overrides": original.overrides,  # the recording's, like its answers
-                                      "infrastructure": original.infrastructure or built.infrastructure})
+                                      "infrastructure": original.infrastructure or built.infrastructure,
+                                      "groupDifferences": original.groupDifferences})  # the same requests
     if (run_dir / "transcripts").is_dir():
         shutil.copytree(run_dir / "transcripts", out / "transcripts", dirs_exist_ok=True)
     report, render_error = write_outputs(request, exp, experiment_id, original.status, original.stopReason, [],

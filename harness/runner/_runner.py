@@ -17,7 +17,7 @@ from harness.business_tools import BusinessTools
 from harness.engine import Engine, RunLimits
 from harness.models import ChatModel, make_model, model_capacity
 from harness.plan import GroupSpec, Plan, StageSpec
-from protocols import AgentConfig, HostOptions, resolve
+from protocols import HostOptions, resolve
 
 from ._budget import BudgetLedger
 from ._cache import ResponseCache, cached_factory
@@ -116,7 +116,7 @@ class Experiment:
             self._engines[group.id] = Engine(
                 store=self.store,
                 protocol=resolve(group.protocol.id, group.protocol.version, group.protocol.options),
-                agent=AgentConfig(systemPrompt=plan.agent.systemPrompt, inputs=plan.agent.inputs),
+                agent=plan.agent.config(),
                 model=model, model_name=s.agent_model,
                 business=BusinessTools({k: v.model_dump() for k, v in plan.agent.projects.items()}),
                 host=HostOptions(maintenance=plan.maintenance), limits=limits,

@@ -4,6 +4,8 @@ Each step is decided from the request alone: the task from the current user requ
 model stands from the state block (v2/v3) or the header (v1), and the progress of this turn from
 the tool calls and results after the request. Where windows exist, the quote lives in window
 ``alpha`` and the schedule in ``beta``; the budget check resumes ``alpha`` and never writes.
+A request that arrives in a window holding a finished stage first tidies it (``_tidy``): the
+answered tool exchange is folded and, where offered, the window compressed.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from ._tasks import (
     number,
     parse_task,
 )
+from ._tidy import tidy
 from ._types import ScriptedModel, ScriptedReply, make_reply
 from ._view import Call, View, derived_body, derived_tag
 
@@ -81,6 +84,10 @@ class Oracle:
         if isinstance(task, Remaining):
             left = task.budget - task.spent
             return Answer(f"剩余预算 {fmt(left)} 元（{fmt(task.budget)} − {fmt(task.spent)}）。")
+        if isinstance(task, Lookup | Quote | Schedule | BudgetCheck):
+            tidying = tidy(view, request)
+            if tidying is not None:
+                return Act(*tidying)
         if isinstance(task, Lookup):
             return self._lookup(view, task, turn)
         if isinstance(task, Quote):

@@ -4,9 +4,10 @@ The dispatcher (``protocols._dispatch``) is the only caller of the handlers.
 """
 
 from ._context import ToolContext
-from ._results import ToolRejected, Write, failure, success
-from ._spec import ToolSpec, tool_schemas, tools_for
+from ._results import Compress, ToolRejected, Write, failure, success
+from ._spec import COMPRESS_TOOL, ToolSpec, tool_schemas, tools_for
 
 __all__ = [
-    "ToolContext", "ToolRejected", "ToolSpec", "Write", "failure", "success", "tool_schemas", "tools_for",
+    "COMPRESS_TOOL", "Compress", "ToolContext", "ToolRejected", "ToolSpec", "Write", "failure", "success",
+    "tool_schemas", "tools_for",
 ]

@@ -129,6 +129,14 @@ class FoldListArgs(ToolArgs):
     limit: int = Field(20, ge=1, le=PAGE_MAX)
 
 
+class CompressArgs(ToolArgs):
+    """``context_compress``: nothing but ``purpose``; the host picks the boundary (P-53)."""
+
+
+class CompressArgsV2(CompressArgs):
+    expected_window_id: str = Field(min_length=1, description=_EXPECTED)
+
+
 class FoldReadArgs(ToolArgs):
     fold_id: str = Field(min_length=1)
     cursor: int = Field(0, ge=0, description="UTF-16 offset to read from (use nextCursor).")

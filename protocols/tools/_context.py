@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._messages import FrozenView, RawMessage
-from .._protocol import Protocol
 from .._state import (
     ACTIVE_WINDOW,
     MAIN_WINDOW,
@@ -16,6 +15,7 @@ from .._state import (
     fold_key,
     window_key,
 )
+from .._version import ProtocolVersion
 from ..store import JsonValue, SessionStore
 
 
@@ -23,7 +23,7 @@ from ..store import JsonValue, SessionStore
 class ToolContext:
     """One call's authorisation comes from here, never from the model's arguments (P-40)."""
 
-    protocol: Protocol
+    protocol: ProtocolVersion
     store: SessionStore
     session_id: str
     frozen: FrozenView
@@ -69,6 +69,11 @@ class ToolContext:
         """Every fold of this session by id (KV is per session: other sessions' folds are invisible)."""
         raw = self.store.kv_prefix(self.session_id, "fold/")
         return {key.removeprefix("fold/"): Fold.model_validate(value) for key, value in raw.items()}
+
+    def fold_limit_reached(self) -> int | None:
+        """The ``maxFolds`` limit when the session has reached it (P-25, compressed folds count), else None."""
+        limit = int(self.option("maxFolds"))
+        return limit if len(self.folds()) >= limit else None
 
     def fold(self, fold_id: str) -> Fold | None:
         raw = self.kv(fold_key(fold_id))

@@ -21,7 +21,13 @@ def _bad_range(reason: str, message: str, args: FoldCreateArgs, **details: Any) 
 
 
 def _validated_range(ctx: ToolContext, window_id: str, args: FoldCreateArgs) -> list[RawMessage]:
-    """The messages a fold over ``fromIndex..throughIndex`` would stand for, or a refusal."""
+    """The messages a fold over ``fromIndex..throughIndex`` would stand for, or a refusal.
+
+    A range is counted in the active window's own messages (docs/design.md, "Folds and other windows"):
+    messages of other windows whose indexes lie inside it are not part of the fold and do not stop it,
+    as ``coveredThrough`` counts only its window's messages (P-8). Its ends must be group boundaries of
+    that window's uncompressed history, as ``context_history_list`` lists it.
+    """
     first, last = args.from_index, args.through_index
     if last > ctx.frozen.upper_bound:
         raise _bad_range("beyond_upper_bound", f"throughIndex {last} is beyond the upper bound "
@@ -30,27 +36,27 @@ def _validated_range(ctx: ToolContext, window_id: str, args: FoldCreateArgs) -> 
     if first <= covered:
         raise _bad_range("crosses_prefix_boundary", f"fromIndex {first} is at or below coveredThrough "
                          f"{covered} of window {window_id!r}", args, coveredThrough=covered)
-    # the range must be gapless inside the active window: another window's message anywhere in it
-    # (named by an end or interleaved between) would make the fold span windows
-    messages = ctx.window_messages(window_id, first - 1, last - first + 1)
-    if len(messages) != last - first + 1 or (messages and messages[-1].index != last):
-        own = {m.index for m in messages}
-        foreign = [i for i in range(first, last + 1) if i not in own][:20]
-        raise _bad_range("not_in_window", f"indexes {foreign} of the range do not belong to window "
-                         f"{window_id!r}", args, foreignIndexes=foreign)
-    for fold_id, fold in ctx.folds().items():
-        if first <= fold.through_index and last >= fold.from_index:
-            raise _bad_range("overlap", f"the range overlaps fold {fold_id!r} "
-                             f"({fold.from_index}–{fold.through_index})", args, foldId=fold_id)
     groups = uncompressed_groups(ctx, window_id)
-    if first not in {g.first_index for g in groups} or last not in {g.last_index for g in groups}:
+    starts = {g.first_index: pos for pos, g in enumerate(groups)}
+    ends = {g.last_index: pos for pos, g in enumerate(groups)}
+    if first not in starts or last not in ends:
+        foreign = [i for i in dict.fromkeys((first, last))
+                   if (m := ctx.store.message_at(ctx.session_id, i)) is not None and m.window_id != window_id]
+        if foreign:
+            raise _bad_range("not_in_window", f"index(es) {foreign} belong to another window than {window_id!r}; "
+                             "a fold takes only the active window's groups", args, foreignIndexes=foreign)
         raise _bad_range("not_group_boundary", "fromIndex must be the first index and throughIndex the "
                          "last index of groups listed by context_history_list", args)
-    for group in groups:
-        if first <= group.first_index and group.last_index <= last and not group.foldable:
+    for fold_id, fold in ctx.folds().items():
+        if fold.window_id == window_id and first <= fold.through_index and last >= fold.from_index:
+            raise _bad_range("overlap", f"the range overlaps fold {fold_id!r} "
+                             f"({fold.from_index}–{fold.through_index})", args, foldId=fold_id)
+    chosen = groups[starts[first] : ends[last] + 1]
+    for group in chosen:
+        if not group.foldable:
             raise _bad_range(str(group.reason), f"the group {group.first_index}–{group.last_index} is not "
                              f"foldable ({group.reason})", args)
-    return messages
+    return [m for group in chosen for m in group.messages]
 
 
 def _next_fold_id(existing: dict[str, Fold]) -> str:
@@ -64,8 +70,8 @@ def fold_create(ctx: ToolContext, args: FoldCreateArgs) -> Write:
     window_id = ctx.active_window()
     messages = _validated_range(ctx, window_id, args)
     existing = ctx.folds()
-    limit = ctx.option("maxFolds")
-    if len(existing) >= limit:
+    limit = ctx.fold_limit_reached()
+    if limit is not None:
         raise ToolRejected("fold_limit_exceeded", f"the session has {len(existing)} folds (compressed ones "
                            f"included); at most {limit} are allowed", limit=limit)
     fold_id = _next_fold_id(existing)

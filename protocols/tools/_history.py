@@ -30,15 +30,17 @@ def _message_text(msg: RawMessage) -> str:
     return " ".join(p for p in parts if p)
 
 
-def _group_item(group: Group) -> dict[str, Any]:
+def _group_item(group: Group, fold_limit: int | None) -> dict[str, Any]:
+    """One group; ``foldable`` is exactly whether ``context_fold_create`` accepts this group as a range."""
+    reason = group.reason or ("fold_limit_exceeded" if fold_limit is not None else None)
     return {
         "firstIndex": group.first_index,
         "lastIndex": group.last_index,
         "messageIds": [m.id for m in group.messages],
         "kinds": [m.kind_path for m in group.messages],
         "preview": preview(" | ".join(_message_text(m) for m in group.messages)),
-        "foldable": group.foldable,
-        "reason": group.reason,
+        "foldable": reason is None,
+        "reason": reason,
     }
 
 
@@ -60,8 +62,12 @@ def uncompressed_groups(ctx: ToolContext, window_id: str) -> list[Group]:
 
 
 def history_items(ctx: ToolContext) -> list[dict[str, Any]]:
-    """Every item of the active window's uncompressed history; an uncompressed fold is one item."""
+    """Every item of the active window's uncompressed history; an uncompressed fold is one item.
+
+    A run of consecutive items that are all ``foldable`` is exactly a range ``context_fold_create``
+    accepts (tests/protocols/tools/test_fold_agreement.py)."""
     active = ctx.active_window()
+    limit = ctx.fold_limit_reached()
     covered = ctx.covered_through(active)
     folds = sorted(
         ((fid, f) for fid, f in ctx.folds().items() if f.window_id == active and f.from_index > covered),
@@ -73,7 +79,7 @@ def history_items(ctx: ToolContext) -> list[dict[str, Any]]:
         inside = next(((fid, f) for fid, f in folds
                        if f.from_index <= group.first_index <= f.through_index), None)
         if inside is None:
-            items.append(_group_item(group))
+            items.append(_group_item(group, limit))
         elif inside[0] not in shown:
             shown.add(inside[0])
             items.append(_fold_item(*inside))

@@ -39,3 +39,13 @@ class Write:
     def __init__(self, result: dict[str, Any], changes: dict[str, Any]) -> None:
         self.result = result
         self.changes = changes
+
+
+class Compress:
+    """What ``context_compress`` hands the dispatcher once its arguments, the frozen revision and the
+    expected window are checked: run the bound maintainer on ``window_id`` (P-50 … P-54)."""
+
+    __slots__ = ("window_id",)
+
+    def __init__(self, window_id: str) -> None:
+        self.window_id = window_id

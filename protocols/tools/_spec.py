@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from .._protocol import Protocol
+from .._version import ProtocolVersion
 from . import _args as a
 from ._context import ToolContext
 from ._folds import fold_create, fold_list, fold_read
 from ._history import history_list
-from ._results import Write
+from ._results import Compress, Write
 from ._windows import (
     task_memory_set,
     window_complete,
@@ -24,7 +24,11 @@ from ._windows import (
     window_search,
 )
 
-Handler = Callable[[ToolContext, Any], "dict[str, Any] | Write"]
+Handler = Callable[[ToolContext, Any], "dict[str, Any] | Write | Compress"]
+
+COMPRESS_TOOL = "context_compress"
+"""The agent-called compression (source: 若 Agent 绑定了 context-maintainer，也可以在阶段完成后主动调用):
+offered only to an agent bound to the host's context maintainer, never by prefix@2."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +73,15 @@ _D = {
                          "compression has covered them; page with nextOffset.",
     "context_fold_read": "Read a fold's raw messages as JSON text, 12000 characters at a time; continue "
                          "with nextCursor until it is null.",
+    COMPRESS_TOOL: "Compress the active window now: the host's context maintainer summarises its older history "
+                   "into the window's checkpoint, keeping the most recent groups as they are. Folds it covers "
+                   "stay readable with context_fold_read. Use it after a finished stage.",
 }
+
+
+def compress(ctx: ToolContext, args: a.CompressArgs) -> Compress:
+    """The dispatcher runs the bound maintainer on the active window (``_dispatch.dispatch_bound``)."""
+    return Compress(ctx.active_window())
 
 
 def _spec(name: str, args: type[a.ToolArgs], handler: Handler, writes: bool) -> ToolSpec:
@@ -96,26 +108,33 @@ def _catalog(v2: bool) -> tuple[ToolSpec, ...]:
 
 _V1 = _catalog(v2=False)
 _V2 = _catalog(v2=True)
+_COMPRESS = {False: _spec(COMPRESS_TOOL, a.CompressArgs, compress, True),
+             True: _spec(COMPRESS_TOOL, a.CompressArgsV2, compress, True)}
 
 
-def tools_for(protocol: Protocol) -> list[ToolSpec]:
-    """The protocol's context tools in catalog order (prefix@2 has none, P-90)."""
+def _family(requires_expected_window: bool, maintainer_bound: bool) -> tuple[ToolSpec, ...]:
+    tools = _V2 if requires_expected_window else _V1
+    return (*tools, _COMPRESS[requires_expected_window]) if maintainer_bound else tools
+
+
+def tools_for(protocol: ProtocolVersion, *, maintainer_bound: bool = False) -> list[ToolSpec]:
+    """The protocol's context tools in catalog order (prefix@2 has none, P-90); ``context_compress``
+    last, when the agent is bound to the host's context maintainer."""
     if not protocol.has_windows:
         return []
-    return list(_V2 if protocol.requires_expected_window else _V1)
+    return list(_family(protocol.requires_expected_window, maintainer_bound))
 
 
 @cache
-def _schemas(requires_expected_window: bool) -> str:
-    tools = _V2 if requires_expected_window else _V1
-    return json.dumps([spec.schema() for spec in tools])
+def _schemas(requires_expected_window: bool, maintainer_bound: bool) -> str:
+    return json.dumps([spec.schema() for spec in _family(requires_expected_window, maintainer_bound)])
 
 
-def tool_schemas(protocol: Protocol) -> list[dict[str, Any]]:
+def tool_schemas(protocol: ProtocolVersion, *, maintainer_bound: bool = False) -> list[dict[str, Any]]:
     """The tool schemas of a protocol; built once per schema family (Q-2: not on every request).
 
     prefix@2 has none; unified@1 has v1's; unified@2 and @3 share v2's (P-82).
     """
     if not protocol.has_windows:
         return []
-    return list(json.loads(_schemas(protocol.requires_expected_window)))
+    return list(json.loads(_schemas(protocol.requires_expected_window, maintainer_bound)))

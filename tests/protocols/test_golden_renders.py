@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from protocols import read_state_file, resolve_ref
+from protocols._derived import STATE_LEAD, STATE_VIEW_V3
 from protocols.store import MemoryStore, SessionStore, SqliteStore
 
 DATA = Path(__file__).parent / "data" / "resume_alpha.json"
@@ -79,14 +80,19 @@ def test_placements_differ_only_in_position_and_role_of_the_state_message() -> N
     assert [s["type"] for s in b["sources"][:3]] == ["system", "context_header", "context_state"]
 
 
-def test_v2_and_placement_a_differ_only_in_prompt_wording() -> None:
-    """P-82: A is v2's mapping with the position-neutral prompt; nothing else differs."""
+def test_v2_and_placement_a_differ_only_in_prompt_wording_and_v3_state_sentence() -> None:
+    """P-82 and the source (unified@3): A is v2's mapping with the prompt's positional qualifiers
+    removed, and with v3's view sentence in the state text; nothing else differs."""
     v2, a = render("unified@2"), render("unified@3-A")
     assert v2["sources"] == a["sources"]
     assert v2["tools"] == a["tools"]
-    assert v2["messages"][1:] == a["messages"][1:]
+    (i2, s2), (ia, sa) = _state(v2), _state(a)
+    assert i2 == ia and s2["role"] == sa["role"] == "assistant"
+    assert sa["content"] == s2["content"].replace(STATE_LEAD, STATE_LEAD + STATE_VIEW_V3, 1)
+    assert [m for i, m in enumerate(v2["messages"]) if i not in (0, i2)] == \
+        [m for i, m in enumerate(a["messages"]) if i not in (0, ia)]
     assert v2["messages"][0]["role"] == a["messages"][0]["role"] == "system"
-    assert v2["messages"][0]["content"] != a["messages"][0]["content"]
+    assert v2["messages"][0]["content"] != a["messages"][0]["content"]  # word by word: test_prompt_claims.py
 
 
 def test_state_message_names_the_resumed_window_and_its_entry() -> None:
@@ -96,7 +102,7 @@ def test_state_message_names_the_resumed_window_and_its_entry() -> None:
     assert body == {
         "windowId": "alpha", "status": "active", "revision": 5, "enteredFrom": "beta",
         "enteredAtUpperBound": 17, "handoffInput": "beta排期已完成；只核对alpha检查点，不覆写报价，随后汇报。",
-        "coveredThrough": 0, "toolResultsSinceEntry": 0, "recentTools": [],
+        "coveredThrough": 0, "toolResultsSinceEntry": 0, "recentTool": None,
     }
 
 

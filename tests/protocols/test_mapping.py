@@ -7,7 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from protocols import AgentConfig, InvalidInput, ProjectionError, read_state_file, resolve_ref
+from protocols import (
+    AgentConfig,
+    InvalidInput,
+    MessageDraft,
+    ProjectedRequest,
+    ProjectionError,
+    read_state_file,
+    resolve_ref,
+)
 from protocols._derived import FOLD_TAG, HEADER_TAG
 from tests.helpers.builders import SessionBuilder
 
@@ -135,6 +143,43 @@ def test_p13_gui_projection_keeps_only_the_latest_image() -> None:
     assert off.messages[2]["content"][1] == img
 
 
+def test_p13_gui_projection_runs_after_folds_so_a_folded_screenshot_keeps_the_older_visible_one() -> None:
+    """Issue 9 must show 3. Source order: "将仍位于未压缩区域的折叠段替换为一条 assistant/context_fold 派生消息"
+    (step 3), then "执行 GUI 历史投影，然后由宿主执行大型工具结果预览" (step 4): a screenshot inside a fold is
+    not in the view, so the newest *visible* screenshot stays an image."""
+    old = {"type": "image_url", "image_url": {"url": "data:image/png;base64,OLD"}}
+    new = {"type": "image_url", "image_url": {"url": "data:image/png;base64,NEW"}}
+
+    def session(fold: bool) -> SessionBuilder:
+        b = SessionBuilder()
+        b.user([{"type": "text", "text": "look"}, old])  # type: ignore[arg-type]  # 1
+        call = b.call("take_screenshot", {})  # 2
+        assert call.tool_calls
+        shot = b.store.append(b.session_id, MessageDraft(
+            run_id=b.run_id, window_id="main", role="tool", kind="tool_result", tool_call_id=call.tool_calls[0].id,
+            content=[{"type": "text", "text": "shot"}, new]))  # 3
+        b.text("seen")  # 4
+        if fold:
+            b.store.commit(b.session_id, 0, {"fold/f1": {
+                "windowId": "main", "fromIndex": 2, "throughIndex": 3, "messageIds": [call.id, shot.id],
+                "summary": "took a screenshot"}})
+        return b
+
+    def images(req: ProjectedRequest) -> list[dict[str, object]]:
+        return [p for m in req.messages if isinstance(m["content"], list) for p in m["content"]
+                if p.get("type") == "image_url"]
+
+    b = session(fold=True)
+    req = resolve_ref("unified@1").project(b.store, b.session_id, b.frozen(), AGENT)
+    assert [s.type for s in req.sources] == ["system", "context_header", "raw", "context_fold", "raw"]
+    assert req.messages[2]["content"][1] == old  # the newest visible screenshot is kept as an image
+    assert images(req) == [old]
+    u = session(fold=False)  # without the fold the newer screenshot is visible and wins
+    unfolded = resolve_ref("unified@1").project(u.store, u.session_id, u.frozen(), AGENT)
+    assert unfolded.messages[2]["content"][1] == {"type": "text", "text": "[screenshot omitted: message #1]"}
+    assert images(unfolded) == [new]
+
+
 def test_p14_large_tool_result_preview_names_length_and_how_to_read() -> None:
     """P-14: a result over the limit shows its head and a marker; raw is unchanged."""
     from protocols import HostOptions
@@ -196,6 +241,7 @@ def test_p62_system_prompt_needs_the_placeholder_and_renders_the_protocol_prompt
     """P-62: the protocol prompt is rendered at {{context_protocol}}; without it the agent is refused."""
     proto = resolve_ref("unified@1")
     rendered = proto.system_prompt("Assistant for ACME.\n{{ context_protocol }}\nBe brief.")
-    assert rendered.startswith("Assistant for ACME.\n## Context protocol: unified@1") and rendered.endswith("Be brief.")
+    assert rendered.startswith("Assistant for ACME.\n## Context protocol\n\n### Windows")
+    assert rendered.endswith("Be brief.")
     with pytest.raises(InvalidInput, match="context_protocol"):
         proto.system_prompt("no placeholder here")

@@ -68,3 +68,71 @@ def test_conversation_checks_read_state_memory_and_sources_X11(oracle_run) -> No
     assert prefix["memory_preserved"] == "not_applicable"
     # not_applicable never counts as passed: the stage passed because every applicable check passed
     assert by_group["prefix"]["conversation"].status == "passed"
+
+
+def test_every_unified_conversation_folds_and_compresses_and_reads_back_raw(oracle_run) -> None:  # type: ignore[no-untyped-def]
+    """Issue 11, must show 1: the oracle folds the answered tool exchange and calls context_compress after
+    a finished stage (the plan binds the agent to the maintainer), in every conversation trial of A, B, C,
+    v2 and v1; both read-back checks pass, and the folds read back equal to their raw messages when read
+    again here, from the run's own store, through the dispatcher."""
+    from protocols import COMPRESS_TOOL, FrozenView, ToolCall, canonical_json, new_run_id, resolve
+    from protocols.store import SqliteStore
+
+    store = SqliteStore(oracle_run.run_dir / "store.sqlite")
+    groups = {g.id: g for g in oracle_run.report.groups}
+    for gid in ("A", "B", "C", "v2", "v1"):
+        protocol = resolve(groups[gid].protocol.id, groups[gid].protocol.version, groups[gid].protocol.options)
+        trials = next(s for s in groups[gid].stages if s.id == "conversation").trials
+        assert len(trials) == 2
+        for trial in trials:
+            results = {c.name: c for c in trial.checks}
+            assert results["fold_readback"].result == "passed", results["fold_readback"].detail
+            assert results["compression_readback"].result == "passed", results["compression_readback"].detail
+            called = [c.toolName for run in trial.runs for c in run.toolCalls if c.success]
+            assert called.count(COMPRESS_TOOL) >= 1 and called.count("context_fold_create") >= 1
+            sid = trial.sessionId
+            assert sid is not None
+            folds = store.kv_prefix(sid, "fold/")
+            assert folds and int(store.kv_get(sid, "coveredThrough/alpha") or 0) > 0  # coveredThrough advanced
+            for key, fold in folds.items():
+                raw = canonical_json([m.wire() for m in store.messages_by_ids(sid, fold["messageIds"])])
+                frozen = FrozenView(revision=store.revision(sid), upper_bound=store.max_index(sid), run_id=new_run_id())
+                call = ToolCall(id=f"test-{key}", name="context_fold_read", arguments=json.dumps(
+                    {"purpose": "check", "foldId": key.removeprefix("fold/")}))
+                read = protocol.dispatch(store, sid, call, frozen)
+                assert read["success"] and read["nextCursor"] is None and read["text"] == raw
+    maintainer_calls = query(oracle_run.run_dir, "SELECT count(*) FROM llm_calls WHERE role = 'maintainer'")[0][0]
+    assert maintainer_calls > 0
+    caveats = " ".join(oracle_run.report.caveats)
+    assert "No automatic maintenance (token threshold) ran" in caveats  # X-44: the threshold never fired
+    assert "because the agent called context_compress" in caveats
+    assert "prefix@2 baseline never reached its compression threshold" in caveats  # P-91
+
+
+def test_group_differences_show_a_controlled_comparison(oracle_run) -> None:  # type: ignore[no-untyped-def]
+    """Issue 9, must show 5: against placement control A, on the first request of the first stage both ran,
+    B and C differ only in the state message's position / role, v2 only in the prompt words the source
+    names (plus v3's state sentence), v1 also in tools; the panel is in report.json, report.html and .md."""
+    diffs = {d.group: d for d in oracle_run.report.groupDifferences}
+    assert set(diffs) == {"B", "C", "v2", "v1", "prefix"} and all(d.control == "A" for d in diffs.values())
+    for group in ("B", "C", "v2", "v1"):
+        assert diffs[group].stage == "simple"
+    assert diffs["prefix"].stage == "conversation"
+    for group in ("B", "C"):
+        d = diffs[group]
+        assert d.systemPrompt == [] and d.tools == [] and d.otherMessages == [] and d.stateMessage.text == []
+    assert diffs["B"].messageRoles.group == ["system", "assistant", "assistant", "user"]
+    assert (diffs["B"].stateMessage.group.position, diffs["B"].stateMessage.group.role) == (2, "assistant")
+    assert (diffs["C"].stateMessage.group.position, diffs["C"].stateMessage.group.role) == (3, "user")
+    assert (diffs["C"].stateMessage.control.position, diffs["C"].stateMessage.control.role) == (3, "assistant")
+    v2 = diffs["v2"]
+    # the source's 最后的/末尾状态 and 以上是历史记录, nothing else
+    assert [(c.op, c.control, c.group) for c in v2.systemPrompt] == [
+        ("insert", "", "final"), ("insert", "", "The messages above it are history.")]
+    assert v2.tools == [] and v2.messageRoles.control == v2.messageRoles.group
+    assert [c.op for c in v2.stateMessage.text] == ["delete"] and "no user authority" in v2.stateMessage.text[0].control
+    assert diffs["v1"].tools and diffs["v1"].systemPrompt and diffs["v1"].stateMessage.group is None
+    html = (oracle_run.run_dir / "report.html").read_text(encoding="utf-8")
+    assert 'id="differences"' in html and "word changes</summary>" in html
+    md = (oracle_run.run_dir / "report.md").read_text(encoding="utf-8")
+    assert "## What each group differs in from the control" in md and "+“final”" in md

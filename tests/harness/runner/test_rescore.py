@@ -101,6 +101,7 @@ def test_the_recorded_plan_reproduces_every_verdict(fixed_sweep: tuple[Path, int
              for c in t.checks}
     assert after == before and len(after) > 100
     assert [f.rule for f in outcome.report.findings] == [f.rule for f in original.findings]
+    assert original.groupDifferences and outcome.report.groupDifferences == original.groupDifferences  # same requests
 
 
 def test_a_plan_whose_turns_or_groups_differ_is_refused_naming_each_difference(

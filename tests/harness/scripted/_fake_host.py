@@ -8,17 +8,39 @@ real engine replaces it later; here it only has to show what each model does wit
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from harness.business_tools import BusinessTools
+from harness.engine._maintainer import maintenance_messages
 from harness.scripted import ScriptedModel, get_scripted
-from protocols import AgentConfig, FrozenView, MessageDraft, Protocol, ToolCall, new_run_id, resolve_ref
+from harness.scripted._maintainer import maintainer_reply
+from protocols import (
+    AgentConfig,
+    FrozenView,
+    MaintainerBinding,
+    MaintenanceRequest,
+    MessageDraft,
+    Protocol,
+    ToolCall,
+    new_run_id,
+    resolve_ref,
+)
 from protocols.store import MemoryStore
 
 PROMPT = "你是项目助理，负责报价、排期和预算核对；简短回答并给出关键数字。\n\n{{context_protocol}}"
-AGENT = AgentConfig(systemPrompt=PROMPT, inputs={"customer": "ACME", "currency": "CNY"})
+AGENT = AgentConfig(systemPrompt=PROMPT, inputs={"customer": "ACME", "currency": "CNY"}, contextMaintainer=True)
+"""Bound to the context maintainer, as in the fixed plan: context_compress is offered (unified only)."""
+
+
+async def scripted_maintainer(request: MaintenanceRequest) -> str:
+    """The maintainer role as every scripted model plays it (harness.scripted._maintainer)."""
+    return maintainer_reply(maintenance_messages(request)).content or ""
+
+
+BINDING = MaintainerBinding(scripted_maintainer, keep_recent_groups=4)  # the fixed plan's keepRecentGroups
 PROJECTS = {"P-17": {"budget": 9000, "spent": 6900}}
 
 # the plan's groups (X-3): label -> (protocol ref, options)
@@ -31,6 +53,8 @@ GROUPS: dict[str, tuple[str, dict[str, Any]]] = {
     "prefix": ("prefix@2", {}),
 }
 WINDOWED = ["A", "B", "C", "v2", "v1"]
+TIDY = ["context_history_list", "context_fold_create", "context_compress"]
+"""What the oracle does first on a request in a window holding a finished stage (issue 11)."""
 
 SIMPLE = "项目预算 12000 元，目前已支出 4350 元。还剩多少预算？"
 LOOKUP = "请查询项目 P-17 的预算和已支出，然后告诉我剩余预算。"
@@ -55,7 +79,8 @@ class Turn:
 
 class FakeHost:
     def __init__(self, group: str, model: str | ScriptedModel, projects: dict[str, Any] | None = None,
-                 max_steps: int = 12) -> None:
+                 max_steps: int = 12, binding: MaintainerBinding = BINDING) -> None:
+        self.binding = binding
         ref, options = GROUPS[group]
         self.protocol: Protocol = resolve_ref(ref, options)
         self.model = get_scripted(model) if isinstance(model, str) else model
@@ -107,4 +132,5 @@ class FakeHost:
                                                 "message": "one tool call per step; this one was not run"}}
         if call.name in self.business.names:
             return self.business.call(call.name, call.arguments)
-        return self.protocol.dispatch(self.store, self.sid, call, frozen)
+        done = asyncio.run(self.protocol.dispatch_bound(self.store, self.sid, call, frozen, self.binding))
+        return done.result

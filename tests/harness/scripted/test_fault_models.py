@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.harness.scripted._fake_host import GROUPS, LOOKUP, SIMPLE, T1, T2, T3, WINDOWED, FakeHost, Turn
+from tests.harness.scripted._fake_host import GROUPS, LOOKUP, SIMPLE, T1, T2, T3, TIDY, WINDOWED, FakeHost, Turn
 
 
 def names(turn: Turn) -> list[str]:
@@ -58,8 +58,8 @@ def run_conversation(group: str, model: str) -> tuple[FakeHost, list[Turn]]:
 @pytest.mark.parametrize("group", ["A", "B", "C", "v2"])
 def test_x62_p74_stale_intent_write_is_rejected_and_alpha_keeps_its_quote(group: str) -> None:
     host, (_, _, t3) = run_conversation(group, "stale-intent")
-    assert names(t3) == ["context_window_open", "context_window_memory_set"]
-    stale_args, result = json.loads(t3.calls[1][1]), t3.calls[1][2]
+    assert names(t3) == [*TIDY, "context_window_open", "context_window_memory_set"]  # beta tidied first
+    stale_args, result = json.loads(t3.calls[-1][1]), t3.calls[-1][2]
     assert stale_args["expectedWindowId"] == "beta" and "2026-10-16" in stale_args["memory"]
     assert result["error"]["code"] == "context_window_mismatch" and result["error"]["currentWindowId"] == "alpha"
     assert "6900" in (host.memory("alpha") or "") and "2026-10-16" not in (host.memory("alpha") or "")
@@ -69,8 +69,8 @@ def test_x62_p74_stale_intent_write_is_rejected_and_alpha_keeps_its_quote(group:
 def test_x62_stale_intent_corrupts_alpha_under_v1() -> None:
     """v1 has no expectedWindowId: nothing stops the write, alpha's quote memory is replaced by dates."""
     host, (_, _, t3) = run_conversation("v1", "stale-intent")
-    assert names(t3) == ["context_window_open", "context_window_memory_set"]
-    assert "expectedWindowId" not in json.loads(t3.calls[1][1]) and t3.calls[1][2]["success"] is True
+    assert names(t3) == [*TIDY, "context_window_open", "context_window_memory_set"]
+    assert "expectedWindowId" not in json.loads(t3.calls[-1][1]) and t3.calls[-1][2]["success"] is True
     alpha = host.memory("alpha") or ""
     assert "2026-10-16" in alpha and "2026-10-19" in alpha and "6900" not in alpha
     assert "6900" in (t3.answer or "")  # the answer alone does not reveal the corruption
@@ -98,7 +98,7 @@ def test_x62_x50_repeater_repeats_the_read_once_then_answers(group: str) -> None
 def test_x62_repeater_repeats_the_quote_in_t1_without_breaking_the_scenario(group: str) -> None:
     host, (t1, t2, t3) = run_conversation(group, "repeater")
     assert names(t1)[-2:] == ["context_window_memory_set", "quote_calculate"]
-    assert names(t2)[-1] == "schedule_plan" and names(t3) == ["context_window_open"]
+    assert names(t2)[-1] == "schedule_plan" and names(t3) == [*TIDY, "context_window_open"]
     assert "6900" in (t3.answer or "") and "6900" in (host.memory("alpha") or "")
 
 
@@ -114,7 +114,8 @@ def test_x62_e5_e6_chaos_makes_each_mistake_once_then_finishes(group: str) -> No
     assert len(summary.encode("utf-16-le")) // 2 > 2000
     assert names(t1)[5:] == ["context_window_open", "quote_calculate", "context_window_memory_set"]
     assert "6900" in (t1.answer or "") and "2026-10-19" in (t2.answer or "") and "预算内" in (t3.answer or "")
-    assert t2.codes() == [None] * 3 and t3.codes() == [None]  # only the first turn misbehaves
+    assert names(t2)[: len(TIDY)] == names(t3)[: len(TIDY)] == TIDY  # the oracle's tidy after a finished stage
+    assert t2.codes() == [None] * 6 and t3.codes() == [None] * 4  # only the first turn misbehaves
     assert "6900" in (host.memory("alpha") or "")
 
 

@@ -6,7 +6,19 @@ import json
 
 import pytest
 
-from tests.harness.scripted._fake_host import GROUPS, LOOKUP, SIMPLE, T1, T2, T3, WINDOWED, FakeHost
+from protocols import FrozenView, MaintainerBinding, ToolCall, new_run_id
+from tests.harness.scripted._fake_host import (
+    GROUPS,
+    LOOKUP,
+    SIMPLE,
+    T1,
+    T2,
+    T3,
+    TIDY,
+    WINDOWED,
+    FakeHost,
+    scripted_maintainer,
+)
 
 
 def names(turn) -> list[str]:
@@ -33,11 +45,11 @@ def test_x61_conversation_with_windows_keeps_quote_in_alpha_and_dates_in_beta(gr
     t1 = host.send(T1)
     assert names(t1) == ["context_window_open", "quote_calculate", "context_window_memory_set"]
     assert "6900" in (t1.answer or "") and host.active() == "alpha"
-    t2 = host.send(T2)
-    assert names(t2) == ["context_window_open", "schedule_plan", "context_window_memory_set"]
+    t2 = host.send(T2)  # alpha holds the answered quote: tidy it (issue 11), then open beta
+    assert names(t2) == [*TIDY, "context_window_open", "schedule_plan", "context_window_memory_set"]
     assert "2026-10-16" in (t2.answer or "") and "2026-10-19" in (t2.answer or "")
     t3 = host.send(T3)
-    assert names(t3) == ["context_window_open"]  # resume only, no write (P-73 example)
+    assert names(t3) == [*TIDY, "context_window_open"]  # beta tidied, then resume only, no write (P-73 example)
     assert "6900" in (t3.answer or "") and "在 9000 元预算内" in (t3.answer or "")
     assert all(result["success"] for turn in (t1, t2, t3) for _, _, result in turn.calls)
     alpha, beta = host.memory("alpha") or "", host.memory("beta") or ""
@@ -45,12 +57,45 @@ def test_x61_conversation_with_windows_keeps_quote_in_alpha_and_dates_in_beta(gr
     assert "2026-10-16" in beta and "2026-10-19" in beta
 
 
+@pytest.mark.parametrize("group", WINDOWED)
+def test_x61_tidy_folds_the_answered_exchange_and_compresses_before_leaving(group: str) -> None:
+    """Issue 11: the fold range and the compression come from this request's listing and results."""
+    host = FakeHost(group, "oracle")
+    host.send(T1)
+    t2 = host.send(T2)
+    listing = t2.calls[0][2]["items"]
+    fold_args, fold = json.loads(t2.calls[1][1]), t2.calls[1][2]
+    quote = next(i for i in listing if "quote_calculate" in i["preview"])
+    assert (fold_args["fromIndex"], fold_args["throughIndex"]) == (quote["firstIndex"], quote["lastIndex"])
+    assert quote["foldable"] and fold["success"] and "total=6900" in fold_args["summary"]
+    compress = t2.calls[2][2]
+    assert compress["status"] == "compressed" and compress["compressedFolds"] == [fold["foldId"]]
+    assert ("expectedWindowId" in json.loads(t2.calls[2][1])) == (group != "v1")
+    fold_text = host.protocol.dispatch(host.store, host.sid, ToolCall(
+        id="read", name="context_fold_read", arguments=json.dumps({"purpose": "p", "foldId": fold["foldId"]})),
+        FrozenView(revision=host.store.revision(host.sid), upper_bound=host.store.max_index(host.sid),
+                   run_id=new_run_id()))
+    assert '"name":"quote_calculate"' in fold_text["text"]  # read-back is the raw exchange
+
+
+@pytest.mark.parametrize("keep", [0, 1, 4])
+def test_x61_tidy_happens_once_even_when_the_compression_covers_its_own_listing(keep: int) -> None:
+    """A compression that covers this turn's listing and fold hides them from the view; the oracle reads
+    its own successful compression and stops there instead of listing again."""
+    host = FakeHost("v2", "oracle", binding=MaintainerBinding(scripted_maintainer, keep_recent_groups=keep))
+    host.send(T1)
+    t2, t3 = host.send(T2), host.send(T3)
+    assert names(t2)[:4] == [*TIDY, "context_window_open"] and names(t3) == [*TIDY, "context_window_open"]
+    assert all(result["success"] for _, _, result in (*t2.calls, *t3.calls))
+    assert "6900" in (t3.answer or "")
+
+
 @pytest.mark.parametrize("group", ["A", "B", "C", "v2"])
 def test_p73_resume_uses_the_source_argument_shape(group: str) -> None:
     host = FakeHost(group, "oracle")
     host.send(T1)
     host.send(T2)
-    _, arguments, _ = host.send(T3).calls[0]
+    _, arguments, _ = next(c for c in host.send(T3).calls if c[0] == "context_window_open")
     args = json.loads(arguments)
     assert args == {"purpose": "复核报价", "expectedWindowId": "beta", "windowId": "alpha", "resume": True,
                     "input": "beta排期已完成；只核对alpha检查点，不覆写报价，随后汇报。"}
@@ -111,4 +156,4 @@ def test_call_ids_are_unique_within_a_session() -> None:
     for text in (T1, T2, T3):
         host.send(text)
     ids = [c.id for m in host.store.all_messages(host.sid) for c in (m.tool_calls or ())]
-    assert len(ids) == 7 and len(set(ids)) == len(ids)
+    assert len(ids) == 7 + 2 * len(TIDY) and len(set(ids)) == len(ids)

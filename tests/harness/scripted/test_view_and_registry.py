@@ -88,8 +88,9 @@ def test_x60_reply_is_a_frozen_value_with_deterministic_ids() -> None:
     view = golden("unified@3-A")
     model = get_scripted("oracle")
     reply = model.reply(view.messages, view.tools)
-    assert isinstance(reply, ScriptedReply) and reply.tool_calls == []
-    assert "6900" in (reply.content or "")
+    assert isinstance(reply, ScriptedReply) and reply == model.reply(view.messages, view.tools)
+    # alpha still shows its answered quote exchange: the oracle lists the history to fold it (issue 11)
+    assert [c.name for c in reply.tool_calls] == ["context_history_list"]
     with pytest.raises(ValueError):
         reply.content = "changed"  # type: ignore[misc]
     stale = get_scripted("stale-intent")

@@ -104,18 +104,26 @@ def test_p24_not_in_window_when_an_end_names_another_windows_message(bench: Benc
     assert _reason(bench, _fold(bench, 1, 2)) == "not_in_window"
 
 
-def test_p24_not_in_window_when_another_window_is_interleaved(bench: Bench) -> None:
-    """A window switch leaves the other window's messages between two of this window's groups:
-    the range 1..4 would span window beta's #2–#3 (cross-window), so it is refused."""
+def test_p24_a_range_across_another_windows_visit_folds_only_this_windows_groups(bench: Bench) -> None:
+    """Folds and other windows (docs/design.md). Source: "折叠连续完整组 … 不允许重叠、嵌套、跨窗口或跨前缀
+    边界" read with "context_history_list … 返回当前窗口未压缩历史的完整交互组、真实编号", "fold/<id>：窗口、
+    首尾消息编号、有序原 MessageId 清单" and "窗口 A 的消息为 #1、#2、#7 时，A 的 coveredThrough=7 仅覆盖这三条，
+    不覆盖其他窗口的 #3～#6": main's groups #1 and #4 are contiguous in main's history although beta's
+    #2–#3 lie between them by index. The fold takes main's messages only; beta's stay as they are."""
     bench.b.text("main 1")
     bench.b.window = "beta"
     bench.b.text("beta 2")
     bench.b.text("beta 3")
     bench.b.window = "main"
     bench.b.text("main 4")
-    r = _fold(bench, 1, 4)
-    assert _reason(bench, r) == "not_in_window" and r["error"]["foreignIndexes"] == [2, 3]
-    bench.ok(_fold(bench, 4, 4))
+    listed = bench.ok(bench.call("context_history_list", {"purpose": "p"}))["items"]
+    assert [(i["firstIndex"], i["foldable"]) for i in listed] == [(1, True), (4, True)]
+    r = bench.ok(_fold(bench, 1, 4))
+    assert r["messageCount"] == 2
+    assert bench.kv()["fold/f1"]["messageIds"] == ["m1", "m4"]
+    beta = bench.ok(bench.call("context_window_read", {"purpose": "p", "windowId": "beta"}))["messages"]
+    assert [m["index"] for m in beta] == [2, 3]
+    assert _reason(bench, _fold(bench, 2, 3)) == "not_in_window"  # beta's messages are never main's fold
 
 
 def test_p24_crosses_prefix_boundary(worked: Bench) -> None:

@@ -54,13 +54,16 @@ def _write_message(bench: Bench, kind: str) -> None:
 
 
 def _check_folds(bench: Bench) -> None:
-    folds = sorted((v["fromIndex"], v["throughIndex"], v) for k, v in bench.kv().items() if k.startswith("fold/"))
-    for (_, last, _), (first, _, _) in zip(folds, folds[1:], strict=False):
-        assert last < first, "folds overlap (P-24)"
-    for first, last, fold in folds:
-        own = bench.store.window_messages(bench.sid, fold["windowId"], first - 1, last)
-        assert [m.index for m in own] == list(range(first, last + 1)), "fold spans another window"
-        assert [m.id for m in own] == fold["messageIds"]
+    """P-24 per window (docs/design.md, "Folds and other windows"): a window's folds never overlap, and
+    a fold stands for exactly its window's messages in its range, other windows' ones left out."""
+    folds = sorted((v["windowId"], v["fromIndex"], v["throughIndex"], v)
+                   for k, v in bench.kv().items() if k.startswith("fold/"))
+    for (w1, _, last, _), (w2, first, _, _) in zip(folds, folds[1:], strict=False):
+        assert w1 != w2 or last < first, "folds of one window overlap (P-24)"
+    for window, first, last, fold in folds:
+        own = bench.store.window_messages(bench.sid, window, first - 1, last)
+        assert own and own[0].index == first and own[-1].index == last
+        assert [m.id for m in own] == fold["messageIds"], "a fold stands for exactly its window's messages"
 
 
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
