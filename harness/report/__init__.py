@@ -7,6 +7,7 @@ from ._models import (
     CheckResult,
     GroupReport,
     ModelInfo,
+    NotExercised,
     PassRate,
     PlanRef,
     ProtocolInfo,
@@ -19,6 +20,7 @@ from ._models import (
     TrialMetrics,
     TrialReport,
     TrialStatus,
+    distinct_answers,
 )
 from ._sweep import (
     SWEEP_FILE,
@@ -34,8 +36,9 @@ from ._sweep import (
 
 __all__ = [
     "SCHEMA_VERSION", "SWEEP_FILE", "SWEEP_SCHEMA_VERSION",
-    "BudgetReport", "CheckResult", "GroupReport", "ModelInfo", "PassRate", "PlanRef", "ProtocolInfo", "Report",
+    "BudgetReport", "CheckResult", "GroupReport", "ModelInfo", "NotExercised", "PassRate", "PlanRef", "ProtocolInfo",
+    "Report",
     "ReportError", "ReportStatus", "RunReport", "Spent", "StageReport", "ToolCallRecord", "TrialMetrics",
     "TrialReport", "TrialStatus", "SweepBudget", "SweepCell", "SweepModelRun", "SweepReport",
-    "is_sweep", "read_report", "read_sweep", "write_json_atomic", "write_report", "write_sweep",
+    "distinct_answers", "is_sweep", "read_report", "read_sweep", "write_json_atomic", "write_report", "write_sweep",
 ]

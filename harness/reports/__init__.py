@@ -11,6 +11,7 @@ import harness
 from . import _plots
 from ._context import comparisons, costs, gating, headline
 from ._data import ReportInputError, load_metrics, load_report
+from ._evidence import evidence
 from ._render import render_html, render_markdown
 from ._sweep import render_sweep
 from ._transcripts import load_transcripts, trial_views
@@ -34,7 +35,8 @@ def render_all(run_dir: Path) -> list[Path]:
         "cached_tokens": _plots.cached_tokens(groups, cost["totals"]),
     }
     context = {"h": headline(report), "g": gating(report), "comps": comparisons(report), "cost": cost,
-               "caveats": report.get("caveats", []), "trials": trial_views(report, load_transcripts(run_dir)),
+               "ev": evidence(report), "caveats": report.get("caveats", []),
+               "trials": trial_views(report, load_transcripts(run_dir)),
                "schema": report.get("schemaVersion"), "created": report.get("createdAt"),
                "version": report.get("harnessVersion", harness.__version__)}
     written = []

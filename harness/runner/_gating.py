@@ -3,7 +3,8 @@
 - A group enters a stage when the stage lists it and it passed every stage of ``requires`` it
   takes part in; a baseline enters only the stages naming it (``Plan.participants``).
 - A group passes a stage when all its trials pass (pass^k, k = repeats). An ``error`` trial is
-  retried as a new trial up to ``infraRetries`` times; one that still errors makes the stage
+  retried as a new trial up to ``infraRetries`` times (not a set-up error a retry would repeat:
+  ``unsupported_input``); one that still errors makes the stage
   ``inconclusive``: the group does not advance, and no model failure is counted.
 - With ``failFast`` the first failed trial skips the group's remaining trials of the stage.
 """
@@ -41,8 +42,16 @@ def final_attempts(records: list[TrialRecord]) -> dict[int, TrialRecord]:
     return out
 
 
+NOT_RETRIED = frozenset({"unsupported_input"})
+"""Run errors that a new trial would only repeat: a scripted model that cannot read the input reads
+the same input the same way."""
+
+
 def needs_retry(record: TrialRecord, infra_retries: int) -> bool:
-    return record.status == "error" and record.attempt < infra_retries
+    if record.status != "error" or record.attempt >= infra_retries:
+        return False
+    last = record.runs[-1] if record.runs else None
+    return last is None or last.error_class not in NOT_RETRIED
 
 
 def stage_status(records: list[TrialRecord], repeats: int) -> StageStatus:

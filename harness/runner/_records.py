@@ -6,7 +6,7 @@ the trial ends (X-81); report.json and metrics.duckdb are both derived from thes
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -55,6 +55,10 @@ class CallMetric(_Model):
     """The provider's finish reason (``stop``, ``tool_calls``, ``length`` when cut at the output cap)."""
     cached: bool = False
     """Served from the response cache (``--cache``): no model was called, usd is 0."""
+    temperature: float | None = None
+    topP: float | None = None
+    seed: int | None = None
+    """The sampling the call was sent with (null: not sent)."""
 
 
 class TrialMetrics(_Model):
@@ -93,6 +97,8 @@ class TrialRecord(_Model):
     toolCalls: list[ToolCallMetric] = Field(default_factory=list)
     calls: list[CallMetric] = Field(default_factory=list)
     metrics: TrialMetrics = Field(default_factory=TrialMetrics)
+    sampling: dict[str, Any] | None = None
+    """What the trial's agent calls asked for: temperature, topP, seed (repeat r: the plan's seed + r - 1)."""
     memories: list[dict[str, str]] | None = None
     """Per finished turn, ``window/<id>`` → its workingMemory right after the turn (what
     ``memory_preserved`` reads; kept so ``harness rescore`` can re-evaluate it). None: not recorded."""

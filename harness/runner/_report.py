@@ -33,6 +33,7 @@ from harness.report import TrialMetrics as ReportMetrics
 from protocols import resolve
 
 from ._cache import cache_caveats
+from ._caveats import not_exercised_caveats, repeat_caveats, unsupported_input_caveats
 from ._records import TrialMetrics, TrialRecord
 from ._runner import Experiment
 
@@ -78,7 +79,7 @@ def _trial(r: TrialRecord) -> TrialReport:
         id=r.id, repeat=r.repeat, attempt=r.attempt, status=r.status, sessionId=r.sessionId,
         transcript=transcript_path(r) if r.sessionId else None, startedAt=r.startedAt, finishedAt=r.finishedAt,
         error=r.reason, failureMode=r.failureMode, failureDetail=r.failureDetail,  # type: ignore[arg-type]
-        runs=runs, checks=r.checks,
+        sampling=r.sampling, runs=runs, checks=r.checks,
         metrics=_metrics(r.metrics))
 
 
@@ -119,10 +120,10 @@ def build_report(exp: Experiment, request: Any, experiment_id: str, status: str,
     baseline_ran = None
     if spec.baselineGroup and spec.baselineGroup in outcomes:
         baseline_ran = sum_metrics([r for r in exp.records if r.group == spec.baselineGroup]).maintenanceRuns > 0
-    findings = derive_findings(spec, outcomes, maintenance_ran=ran, model_kind=kind,  # type: ignore[arg-type]
-                               baseline_maintenance_ran=baseline_ran)
     group_ids = [g.id for g in exp.selected_groups()]
     all_counts = {g: {st: counts(exp, g, st) for (gg, st) in exp.outcomes if gg == g} for g in group_ids}
+    findings = derive_findings(spec, outcomes, counts=all_counts, maintenance_ran=ran,
+                               model_kind=kind, baseline_maintenance_ran=baseline_ran)  # type: ignore[arg-type]
     comparisons = list(compare_with_control(
         all_counts, spec.placementControl, [st.id for st in plan.stages], group_ids))
     baseline: list[BaselineComparison] = []
@@ -131,7 +132,11 @@ def build_report(exp: Experiment, request: Any, experiment_id: str, status: str,
         if spec.baselineGroup in conv:
             others = [g for g in conv if g != spec.baselineGroup]
             baseline = compare_with_baseline(spec.baselineStage, conv, spec.baselineGroup, others)
-    caveats = list(findings.caveats)
+    groups = [_group(exp, g.id) for g in exp.selected_groups()]
+    sampling = plan.models.sampling.model_dump()
+    caveats = unsupported_input_caveats(exp.records, s.agent_model) + list(findings.caveats)
+    caveats += not_exercised_caveats(groups)
+    caveats += repeat_caveats(groups, sampling)
     caveats += [f"preflight {p['group']} ({p['protocol']} on {p['model']}): {p['verdict']}: {p['message']}"
                 for p in preflight if p.get("flagged")]
     caveats += [f"stage {st.id} is an addition to the source plan (X-70)" for st in plan.stages if st.addition]
@@ -151,10 +156,10 @@ def build_report(exp: Experiment, request: Any, experiment_id: str, status: str,
         status=status, stopReason=stop_reason,  # type: ignore[arg-type]
         plan=PlanRef(id=plan.id, sha256=request.plan_sha256, path=request.plan_path),
         model=ModelInfo(agent=s.agent_model, maintainer=s.maintainer_model, kind=kind,  # type: ignore[arg-type]
-                        apiBase=s.api_base, sampling=plan.models.sampling.model_dump(),
+                        apiBase=s.api_base, sampling=sampling,
                         prices={m: _price(exp.prices.entries[m].prices) for m in used if m in exp.prices.entries}),
         budget=BudgetReport(limits=exp.ledger.limits, spent=exp.ledger.snapshot()),
-        groups=[_group(exp, g.id) for g in exp.selected_groups()],
+        groups=groups,
         comparisons=comparisons, baselineComparisons=baseline, findings=findings.findings, caveats=caveats)
 
 
