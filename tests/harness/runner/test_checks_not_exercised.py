@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from harness.engine import MaintenanceRecord, RunResult
 from harness.plan import StageSpec
 from harness.runner._checks import TrialView, trial_check
 from harness.runner._diagnose import diagnose
@@ -104,3 +105,13 @@ def test_a_failed_check_decides_before_a_missing_one() -> None:
                            "forbidden": ["报价"]}, {"name": "fold_readback"}])
     assert result(record, "memory_preserved")[0] == "failed" and result(record, "fold_readback")[0] == "not_exercised"
     assert record.status == "failed" and record.failureMode == "tool_misuse"
+
+
+def test_a_compression_that_covered_no_fold_leaves_compression_readback_not_exercised() -> None:
+    engine = make_engine("v2")
+    sid = engine.create_session()
+    run = RunResult(session_id=sid, run_id="r1", input="q", final_answer="a", status="completed", steps=3,
+                    maintenance=[MaintenanceRecord(step=3, window_id="alpha", status="compressed", covered_through=5)])
+    view = TrialView(protocol=engine.protocol, store=engine.store, session_id=sid, runs=[run], snapshots=[])
+    got = trial_check(stage([{"name": "compression_readback"}]).trialChecks[0], view)
+    assert (got.result, got.detail) == ("not_exercised", "1 compression(s) ran but none covered a fold")
