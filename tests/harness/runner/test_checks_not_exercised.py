@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from harness.engine import MaintenanceRecord, RunResult
+from harness.models import ChatModel, ModelOutput, ModelRequest, Usage
 from harness.plan import StageSpec
 from harness.runner._checks import TrialView, trial_check
 from harness.runner._diagnose import diagnose
@@ -27,8 +28,18 @@ def stage(checks: list[dict[str, Any]], turns: list[str] = SCENARIO) -> StageSpe
                                      "trialChecks": checks})
 
 
-def trial(variant: str, checks: list[dict[str, Any]], turns: list[str] = SCENARIO) -> TrialRecord:
-    return asyncio.run(run_trial(make_engine(variant), variant, stage(checks, turns), 1))
+class Plain:
+    """A model that answers every request in text and never calls a tool: it makes no fold, asks for no
+    compression and never writes to a wrong window, whatever the oracle learns to do."""
+
+    async def generate(self, request: ModelRequest) -> ModelOutput:
+        return ModelOutput(content="好的。", finish_reason="stop", usage=Usage(input_tokens=10, output_tokens=2),
+                           usd=0.0, price_known=True)
+
+
+def trial(variant: str, checks: list[dict[str, Any]], turns: list[str] = SCENARIO,
+          chat: ChatModel | None = None) -> TrialRecord:
+    return asyncio.run(run_trial(make_engine(variant, chat=chat), variant, stage(checks, turns), 1))
 
 
 def result(record: TrialRecord, name: str) -> tuple[str, str, bool]:
@@ -65,8 +76,8 @@ def test_memory_preserved_without_windows_is_not_applicable() -> None:
     ("window_mismatch_recovered", "no context_window_mismatch occurred"),
 ])
 def test_a_precondition_that_never_occurred_is_not_exercised(name: str, why: str) -> None:
-    """The oracle makes no fold, runs below the maintenance threshold and never writes to a wrong window."""
-    record = trial("A", [{"name": name}])
+    """A model that never calls a tool makes no fold, and the runs stay below any maintenance threshold."""
+    record = trial("A", [{"name": name}], chat=Plain())
     outcome, detail, required = result(record, name)
     assert (outcome, required) == ("not_exercised", True) and detail.startswith(why)
     assert record.status == "failed" and record.failureMode == "not_exercised"
@@ -75,7 +86,7 @@ def test_a_precondition_that_never_occurred_is_not_exercised(name: str, why: str
 
 @pytest.mark.parametrize("name", ["fold_readback", "compression_readback", "window_mismatch_recovered"])
 def test_a_check_that_is_not_required_is_reported_but_does_not_decide(name: str) -> None:
-    record = trial("A", [{"name": name, "required": False}])
+    record = trial("A", [{"name": name, "required": False}], chat=Plain())
     assert result(record, name)[0::2] == ("not_exercised", False)
     assert record.status == "passed" and record.failureMode is None
 
@@ -101,9 +112,10 @@ def test_state_in_every_request_without_any_request_is_not_exercised() -> None:
 
 def test_a_failed_check_decides_before_a_missing_one() -> None:
     """Contrary evidence outranks missing evidence in the failure mode."""
-    record = trial("v1", [{"name": "memory_preserved", "afterTurn": 1, "contains": ["6900"],
-                           "forbidden": ["报价"]}, {"name": "fold_readback"}])
-    assert result(record, "memory_preserved")[0] == "failed" and result(record, "fold_readback")[0] == "not_exercised"
+    record = trial("v1", [{"name": "memory_preserved", "afterTurn": 1, "contains": ["7650"]},
+                          {"name": "memory_preserved", "afterTurn": 1, "contains": ["6900"], "forbidden": ["报价"]}],
+                   turns=SCENARIO[:1])
+    assert [c.result for c in record.checks if c.name == "memory_preserved"] == ["not_exercised", "failed"]
     assert record.status == "failed" and record.failureMode == "tool_misuse"
 
 
