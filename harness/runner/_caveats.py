@@ -19,12 +19,13 @@ def not_exercised_caveats(groups: list[GroupReport]) -> list[str]:
     for g in groups:
         for s in g.stages:
             for item in s.notExercised:
-                where.setdefault((item.check, item.required), []).append(f"{g.id}/{s.id} ({item.trials})")
+                trials = f"{item.trials} trial{'' if item.trials == 1 else 's'}"
+                where.setdefault((item.check, item.required), []).append(f"{g.id}/{s.id} ({trials})")
     out = []
     for (check, required), cells in where.items():
         effect = ("those trials did not pass (failure mode not_exercised)" if required
                   else "it is not required there, so those trials were judged without it")
-        out.append(f"{check} was not exercised (its precondition never occurred) in {', '.join(cells)} trial(s): "
+        out.append(f"{check} was not exercised (its precondition never occurred) in {', '.join(cells)}: "
                    f"it verified nothing there; {effect}.")
     return out
 
