@@ -1,6 +1,10 @@
 """The findings rules of X-40 (``placement-v3``), plus the caveats of X-42, X-44 and P-91.
 
-A pure function of the groups' outcomes in the anomaly stages. F(g) means "g failed an anomaly
+A pure function of the groups' outcomes and counts in the anomaly stages. Every sentence names the
+n and the two-sided Fisher p it rests on (``_evidence``); the sentinel sentence is made only for
+stages in which the sentinel has a verdict and the control passed, otherwise it says the sentinel's
+result is not interpretable; a stage without any trial with a verdict is never described as passed
+or failed. F(g) means "g failed an anomaly
 stage" (status ``failed``). ``inconclusive``, ``not_reached`` and ``skipped`` are *not* failures:
 such a group has no verdict. When a rule's premises involve a group without a verdict, the rule is
 evaluated for every possible verdict of those groups; it fires only if all of them lead to the same
@@ -16,6 +20,7 @@ from typing import Literal
 
 from harness.plan import FindingsSpec
 
+from ._evidence import CountsByGroup, evidence_text
 from ._models import Finding, FindingsResult, ModelKind, StageStatus
 
 Verdict = Literal["failed", "passed", "unknown"]
@@ -47,8 +52,10 @@ def _placement_rule(fa: bool, fb: bool, fc: bool, fv2: bool) -> str:
 
 
 class _Context:
-    def __init__(self, spec: FindingsSpec, outcomes: Mapping[str, Mapping[str, StageStatus]]) -> None:
+    def __init__(self, spec: FindingsSpec, outcomes: Mapping[str, Mapping[str, StageStatus]],
+                 counts: CountsByGroup) -> None:
         self.spec = spec
+        self.counts = counts
         self.stages = list(spec.anomalyStages)
         names = [spec.controlGroup, spec.placementControl, spec.positionGroup, spec.roleGroup, spec.sentinelGroup]
         self.basis = {g: {s: st for s, st in outcomes.get(g, {}).items() if s in self.stages} for g in names}
@@ -58,7 +65,12 @@ class _Context:
         statuses = self.basis[group]
         if not statuses:
             return f"{group}: did not take part in {', '.join(self.stages)}"
-        return f"{group}: " + ", ".join(f"{s} {st}" for s, st in statuses.items())
+        mine = self.counts.get(group, {})
+        return f"{group}: " + ", ".join(f"{s} {st} ({mine[s][0]}/{mine[s][1]})" if mine.get(s, (0, 0))[1]
+                                       else f"{s} {st} (n = 0)" for s, st in statuses.items())
+
+    def evidence(self, pairs: Sequence[tuple[str, str]], stages: Sequence[str] | None = None) -> str:
+        return evidence_text(self.stages if stages is None else stages, pairs, self.counts)
 
     def failed_stages(self, group: str) -> str:
         return ", ".join(s for s, st in self.basis[group].items() if st == "failed")
@@ -68,67 +80,82 @@ class _Context:
 
 
 def _sentinel(ctx: _Context) -> tuple[bool | None, str]:
-    v2 = ctx.spec.sentinelGroup
+    """Did the sentinel reproduce the anomaly? Only readable in stages where the control passed."""
+    v2, v1 = ctx.spec.sentinelGroup, ctx.spec.controlGroup
     verdict = ctx.verdict[v2]
+    if verdict == "unknown":
+        return None, f"Whether the sentinel {v2} reproduced the anomaly is unknown ({ctx.describe(v2)})."
+    stages = [s for s, st in ctx.basis[v2].items() if st == verdict]  # stages with trials and that verdict
+    readable = [s for s in stages if ctx.basis[v1].get(s) == "passed"]
+    if not readable:
+        return None, (f"The sentinel {v2}'s result is not interpretable: it {verdict} {', '.join(stages)}, but the "
+                      f"control {v1} did not pass {'that stage' if len(stages) == 1 else 'those stages'} "
+                      f"({ctx.describe(v1)}), so the anomaly cannot be told apart from a setup or model problem.")
+    evidence = ctx.evidence([(v2, v1)], readable)
     if verdict == "failed":
-        return True, f"The sentinel {v2} (unified@2) reproduced the anomaly: it failed {ctx.failed_stages(v2)}."
-    if verdict == "passed":
-        ran = ", ".join(ctx.basis[v2])  # only the stages it had trials in: never a stage no trial ran
-        return False, f"The sentinel {v2} (unified@2) did not reproduce the anomaly: it passed {ran}."
-    return None, f"Whether the sentinel {v2} reproduced the anomaly is unknown ({ctx.describe(v2)})."
+        return True, (f"The sentinel {v2} (unified@2) reproduced the anomaly: it failed {', '.join(readable)}, "
+                      f"which the control {v1} passed{evidence}.")
+    return False, (f"The sentinel {v2} (unified@2) did not reproduce the anomaly: it passed "
+                   f"{', '.join(readable)}{evidence}.")
 
 
 def _texts(rule: str, ctx: _Context, failed: Sequence[str]) -> tuple[str, str]:
     s = ctx.spec
     a, b, c, v1, v2 = s.placementControl, s.positionGroup, s.roleGroup, s.controlGroup, s.sentinelGroup
     beyond = "nor that it holds for other models, tasks or a larger n (see the comparisons for separability)"
+    if rule == "control-failed":
+        ev = ctx.evidence([(v1, a)], [st for st, status in ctx.basis[v1].items() if status == "failed"])
+    elif rule == "control-inconclusive":
+        ev = ctx.evidence([(v1, a)])
+    else:
+        ev = ctx.evidence([(a, b), (a, c)] + ([(v2, a)] if rule == "not-reproduced-under-v3-prompt" else []))
     table = {
         "control-failed": (
-            f"The control {v1} (unified@1) failed {ctx.failed_stages(v1)}: a setup or model problem. "
+            f"The control {v1} (unified@1) failed {ctx.failed_stages(v1)}{ev}: a setup or model problem. "
             "No placement conclusion is drawn.",
             "Anything about the position, role or prompt of the state block: with the control failing, "
             "the other groups' outcomes cannot be attributed to placement.",
         ),
         "control-inconclusive": (
-            f"The control {v1} reached no verdict ({ctx.describe(v1)}): a setup or model problem cannot be "
+            f"The control {v1} reached no verdict ({ctx.describe(v1)}){ev}: a setup or model problem cannot be "
             "excluded, so no placement conclusion is drawn.",
             "Anything about placement; rerun once the control completes the anomaly stages.",
         ),
         "trailing-assistant-implicated": (
             f"{a} (trailing assistant state) failed while {b} (state before the history) and {c} (state as a "
-            "user message) did not: the trailing assistant placement is implicated; moving the state before "
+            f"user message) did not{ev}: the trailing assistant placement is implicated; moving the state before "
             "the history and giving it the user role each remove the failure.",
             f"Which of position or role matters more, or that B or C is free of other risks; {beyond}.",
         ),
         "position-implicated": (
-            f"{a} and {c} (state after the history) failed while {b} (state before the history) did not: the "
+            f"{a} and {c} (state after the history) failed while {b} (state before the history) did not{ev}: the "
             "position of the state block is implicated; moving it helps, changing its role alone does not.",
             f"That role plays no part, or that placement B is free of costs (it breaks prompt caching); {beyond}.",
         ),
         "role-implicated": (
-            f"{a} and {b} (state as an assistant message) failed while {c} (state as a user message) did not: "
+            f"{a} and {b} (state as an assistant message) failed while {c} (state as a user message) did not{ev}: "
             "the role of the state block is implicated; the user role helps, moving it alone does not.",
             "That a user-role state is safe (a model may take it for the user's request, the risk of C); "
             f"{beyond}.",
         ),
         "placement-not-the-remedy": (
-            f"{a}, {b} and {c} all failed: the state block or the prompt shared by unified@3 derails this model "
+            f"{a}, {b} and {c} all failed{ev}: the state block or the prompt shared by unified@3 derails this model "
             "whatever the placement; placement is not the remedy.",
             f"Whether the state block or the shared v3 prompt is responsible; {beyond}.",
         ),
         "not-reproduced-under-v3-prompt": (
-            f"None of {a}, {b}, {c} failed, but {v2} did: the anomaly did not reproduce under the shared v3 "
+            f"None of {a}, {b}, {c} failed, but {v2} did{ev}: the anomaly did not reproduce under the shared v3 "
             "prompt; the common prompt change may explain it.",
             "Any attribution to the position or role of the state block: A, B and C differ from v2 in the "
             "prompt as well, so no placement is credited with the fix.",
         ),
         "not-reproduced": (
-            f"No group failed the anomaly stages, {v2} included: the anomaly did not reproduce at all; the "
+            f"No group failed the anomaly stages, {v2} included{ev}: the anomaly did not reproduce at all; the "
             "experiment is inconclusive.",
             "That any placement is safe or that the original failure is fixed: it did not occur in these trials.",
         ),
         "placement-worse-than-control": (
-            f"{a} (the placement control) did not fail, but {' and '.join(failed)} did: "
+            f"{a} (the placement control) did not fail, but {' and '.join(failed)} did{ev}: "
             f"{'that placement is' if len(failed) == 1 else 'those placements are'} worse than the control "
             "on this model.",
             f"Why the v2 anomaly occurred; {beyond}.",
@@ -153,7 +180,8 @@ def _placement_finding(ctx: _Context) -> tuple[str, str, str, list[str]]:
     statement = (
         f"Undetermined: {names} reached no verdict ({'; '.join(limited)}). Depending on "
         f"{'its' if len(unknown) == 1 else 'their'} outcome the evidence would support: "
-        + " / ".join(sorted(candidates)) + "."
+        + " / ".join(sorted(candidates)) + ctx.evidence([(s.placementControl, s.positionGroup),
+                                                         (s.placementControl, s.roleGroup)]) + "."
     )
     return "inconclusive", statement, "Any placement conclusion until those groups complete the anomaly stages.", \
         limited
@@ -163,12 +191,13 @@ def derive_findings(
     spec: FindingsSpec,
     outcomes: Mapping[str, Mapping[str, StageStatus]],
     *,
+    counts: CountsByGroup,
     maintenance_ran: bool,
     model_kind: ModelKind,
     baseline_maintenance_ran: bool | None = None,
 ) -> FindingsResult:
-    """Findings and caveats from group → stage → status (X-40, X-42, X-44, P-91)."""
-    ctx = _Context(spec, outcomes)
+    """Findings and caveats from group → stage → status and (passes, n) (X-40, X-42, X-44, P-91)."""
+    ctx = _Context(spec, outcomes, counts)
     v1 = spec.controlGroup
     if ctx.verdict[v1] == "failed":
         rule, limited = "control-failed", []

@@ -95,9 +95,10 @@ class Engine:
         return str(self.store.kv_get(session_id, ACTIVE_WINDOW) or MAIN_WINDOW)
 
     # runs --------------------------------------------------------------------------------------
-    async def run_send_input(self, session_id: str, text: str) -> RunResult:
-        """E-1: the only way a user turn enters a session."""
-        run = _Run(self, session_id, new_run_id(), text)
+    async def run_send_input(self, session_id: str, text: str, limits: RunLimits | None = None) -> RunResult:
+        """E-1: the only way a user turn enters a session. ``limits``: this run's, instead of the engine's
+        (the runner gives each repeat of a trial its own sampling seed)."""
+        run = _Run(self, session_id, new_run_id(), text, limits)
         await run.recover()
         self.store.append(session_id, MessageDraft(
             run_id=run.run_id, window_id=self.active_window(session_id), role="user", kind="input",
@@ -125,8 +126,10 @@ class Engine:
 class _Run:
     """The state of one run while its loop goes on."""
 
-    def __init__(self, engine: Engine, session_id: str, run_id: str, text: str) -> None:
+    def __init__(self, engine: Engine, session_id: str, run_id: str, text: str,
+                 limits: RunLimits | None = None) -> None:
         self.e = engine
+        self.limits = limits or engine.limits
         self.session_id = session_id
         self.run_id = run_id
         self.text = text
@@ -152,16 +155,17 @@ class _Run:
 
     # the loop ------------------------------------------------------------------------------------
     async def loop(self) -> RunResult:
-        e, consecutive_errors = self.e, 0
-        while self.steps < e.limits.max_steps:
+        e, limits, consecutive_errors = self.e, self.limits, 0
+        while self.steps < limits.max_steps:
             self.steps += 1
             store = e.store
             frozen = FrozenView(revision=store.revision(self.session_id), upper_bound=store.max_index(self.session_id),
                                 run_id=self.run_id)
             projected = e.protocol.project(store, self.session_id, frozen, e.agent, e.host, e.business_schemas)
             request = ModelRequest(
-                messages=projected.messages, tools=projected.tools, max_output_tokens=e.limits.max_output_tokens,
-                temperature=e.limits.temperature, timeout_seconds=e.limits.timeout_seconds)
+                messages=projected.messages, tools=projected.tools, max_output_tokens=limits.max_output_tokens,
+                temperature=limits.temperature, top_p=limits.top_p, seed=limits.seed,
+                timeout_seconds=limits.timeout_seconds)
             try:
                 self._check_capacity(projected.messages, projected.sources, projected.tools)
             except CapacityExceeded as exc:
@@ -186,11 +190,11 @@ class _Run:
                 return self.result("completed", answer=output.content or "")
             failed = await self._dispatch(message)
             consecutive_errors = consecutive_errors + 1 if failed else 0
-            if consecutive_errors >= e.limits.max_consecutive_tool_errors:
+            if consecutive_errors >= limits.max_consecutive_tool_errors:
                 return self.result("error", error_class="model",
                                    error=f"{consecutive_errors} consecutive failing tool calls (X-32)")
             await self._maybe_maintain(output)
-        return self.result("step_limit", error=f"no final answer within {e.limits.max_steps} steps")
+        return self.result("step_limit", error=f"no final answer within {limits.max_steps} steps")
 
     async def _dispatch(self, message: RawMessage, only: set[str] | None = None, record: bool = True) -> bool:
         """Execute the first call, answer the others (E-5); results stay in the call's window (P-44).
@@ -246,9 +250,10 @@ class _Run:
                              else count_messages(model_name, request.messages, request.tools))
             reservation = await e.guard.reserve(role, model_name, request, prompt_tokens)
         seq = e.next_seq(self.session_id)
-        wire_request = {"model": model_name, "messages": request.messages, "tools": request.tools,
-                        "params": {"max_tokens": request.max_output_tokens, "temperature": request.temperature,
-                                   "timeout": request.timeout_seconds}}
+        params: dict[str, Any] = {"max_tokens": request.max_output_tokens, "temperature": request.temperature,
+                                  "timeout": request.timeout_seconds}
+        params |= {k: v for k, v in (("top_p", request.top_p), ("seed", request.seed)) if v is not None}
+        wire_request = {"model": model_name, "messages": request.messages, "tools": request.tools, "params": params}
         base = {"seq": seq, "role": role, "runId": self.run_id, "step": self.steps, "model": model_name,
                 "frozenView": frozen.wire() if frozen else None, "request": wire_request, "sources": sources,
                 "segments": segments, "requestSha256": _sha(wire_request)}
@@ -279,7 +284,7 @@ class _Run:
                          "finishReason": output.finish_reason, **({"cut": output.cut} if output.cut else {})},
             "error": None, "usage": output.usage.model_dump(), "usd": output.usd, "priceKnown": output.price_known,
             "latencyMs": output.latency_ms, "retries": [r.model_dump() for r in output.retries],
-            "providerRequest": output.provider_request, "cacheKey": output.cache_key,
+            "providerRequest": output.provider_request, "cacheKey": output.cache_key, "sampling": output.sampling,
         })
         self.snapshot_ids.append(snap)
         self.calls.append(CallRecord(

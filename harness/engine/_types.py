@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..models import Usage
 
 RunStatus = Literal["completed", "step_limit", "error", "budget_exhausted", "capacity_exceeded"]
-ErrorClass = Literal["infrastructure", "provider_rejected", "context_window", "model"]
+ErrorClass = Literal["infrastructure", "provider_rejected", "context_window", "unsupported_input", "model"]
 
 
 class _Frozen(BaseModel):
@@ -44,7 +44,7 @@ class CallRecord(_Frozen):
     price_known: bool
     latency_ms: float
     retries: int
-    status: Literal["ok", "infrastructure", "provider_rejected", "context_window"]
+    status: Literal["ok", "infrastructure", "provider_rejected", "context_window", "unsupported_input"]
     request_sha256: str
     segments: dict[str, int] = Field(default_factory=dict)
 
@@ -92,3 +92,7 @@ class RunLimits(_Frozen):
     max_output_tokens: int | None = Field(1024, ge=1)
     timeout_seconds: float = Field(120.0, gt=0)
     temperature: float | None = 0.0
+    top_p: float | None = Field(None, gt=0, le=1)
+    seed: int | None = None
+    """Sampling of every agent call (null: not sent, the provider's default). A run may be given its
+    own limits (``Engine.run_send_input(..., limits=)``): the runner gives each repeat its own seed."""

@@ -68,6 +68,9 @@ class LlmCallRow(_Row):
     status: str = "ok"
     request_sha256: str | None = None
     cached: bool = False
+    temperature: float | None = None
+    top_p: float | None = None
+    seed: int | None = None
 
 
 class RequestSegmentRow(_Row):
@@ -94,9 +97,10 @@ class ToolCallRow(_Row):
 class CheckRow(_Row):
     trial_id: str
     check_name: str
-    result: Literal["passed", "failed", "not_applicable"]
+    result: Literal["passed", "failed", "not_exercised", "not_applicable"]
     detail: str = ""
     turn: int | None = None
+    required: bool = True
 
 
 ROW_MODELS: dict[str, type[_Row]] = {

@@ -70,6 +70,15 @@ def m004_cached_responses(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("ALTER TABLE llm_calls ADD COLUMN cached BOOLEAN NOT NULL DEFAULT false")
 
 
+def m005_sampling_and_required_checks(con: duckdb.DuckDBPyConnection) -> None:
+    """Issue 11: the sampling each call was sent with (temperature, top_p, seed; null = not sent) and
+    whether a check's ``not_exercised`` result keeps its trial from passing."""
+    con.execute("ALTER TABLE llm_calls ADD COLUMN temperature DOUBLE")
+    con.execute("ALTER TABLE llm_calls ADD COLUMN top_p DOUBLE")
+    con.execute("ALTER TABLE llm_calls ADD COLUMN seed BIGINT")
+    con.execute("ALTER TABLE checks ADD COLUMN required BOOLEAN NOT NULL DEFAULT true")
+
+
 Migration = tuple[str, Callable[[duckdb.DuckDBPyConnection], None]]
 
 MIGRATIONS: list[Migration] = [
@@ -77,6 +86,7 @@ MIGRATIONS: list[Migration] = [
     ("m002_views", m002_views),
     ("m003_trial_failure_mode", m003_trial_failure_mode),
     ("m004_cached_responses", m004_cached_responses),
+    ("m005_sampling_and_required_checks", m005_sampling_and_required_checks),
 ]
 
 TABLES: tuple[str, ...] = ("experiments", "trials", "runs", "llm_calls", "request_segments", "tool_calls", "checks")

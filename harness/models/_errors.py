@@ -6,6 +6,9 @@
       kind = "provider_rejected"  the provider refused this request (HTTP 400 other than context
                                   window), e.g. "must end with a user message"; not a model failure
       kind = "context_window"     the request does not fit the model's context
+      kind = "unsupported_input"  a scripted model cannot interpret the request (its task reading does
+                                  not cover the plan's wording): a set-up error, deterministic, so
+                                  never retried, never a model failure, never counted as unhealthy
 
 Anything else escaping the adapter is a host defect.
 """

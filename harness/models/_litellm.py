@@ -79,8 +79,7 @@ class LiteLLMModel:
                 params["parallel_tool_calls"] = False  # E-5: one tool call per step
         if request.max_output_tokens is not None:
             params["max_tokens"] = request.max_output_tokens
-        if request.temperature is not None:
-            params["temperature"] = request.temperature
+        params.update(sampling_params(request, litellm, self.model))
         if self.api_base is not None:
             params["api_base"] = self.api_base
         return params
@@ -104,6 +103,9 @@ class LiteLLMModel:
                 response = await litellm.acompletion(**params, litellm_call_id=call_id)
             except Exception as exc:  # classified below; host defects re-raised
                 capture.pop(call_id)
+                own = raised_by_us(exc)
+                if own is not None:  # e.g. a scripted model that cannot read its input: not retried
+                    raise ModelCallError(own.kind, own.message, own.status_code, retries) from None
                 verdict = classify(exc, litellm)
                 if verdict.decision == "defect":
                     raise
@@ -134,7 +136,8 @@ class LiteLLMModel:
                 continue
             latency_ms = (time.monotonic() - started) * 1000
             body = capture.pop(call_id)
-            return self._output(response, litellm, latency_ms, retries, body, secrets)
+            output = self._output(response, litellm, latency_ms, retries, body, secrets)
+            return output.model_copy(update={"sampling": {k: params[k] for k in SAMPLING if k in params}})
 
     def _output(
         self,
@@ -181,6 +184,35 @@ def usage_of(response: Any) -> Usage:
         cached_input_tokens=int(cached or 0),
         output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
     )
+
+
+SAMPLING = ("temperature", "top_p", "seed")
+
+
+def raised_by_us(exc: BaseException) -> ModelCallError | None:
+    """The ``ModelCallError`` our own custom provider (``scripted/*``) raised inside litellm, which
+    litellm re-raises wrapped in one of its own errors (the original is the wrapper's context)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, ModelCallError):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def sampling_params(request: ModelRequest, litellm: Any, model: str) -> dict[str, Any]:
+    """The sampling parameters sent: those the request sets, less ``top_p`` / ``seed`` where litellm
+    knows the provider does not take them (the call then runs without; the snapshot records what was sent)."""
+    out: dict[str, Any] = {}
+    if request.temperature is not None:
+        out["temperature"] = request.temperature
+    for name in ("top_p", "seed"):
+        value = getattr(request, name)
+        if value is not None and _supports(litellm, model, name):
+            out[name] = value
+    return out
 
 
 def _supports(litellm: Any, model: str, param: str) -> bool:

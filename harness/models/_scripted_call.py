@@ -3,7 +3,9 @@ HTTP server so both paths account the same way (E-4).
 
 Contract consumed (``harness.scripted``): ``get_scripted(name) -> ScriptedModel`` (KeyError when
 unknown); ``ScriptedModel.reply(messages, tools) -> ScriptedReply`` with ``content: str | None`` and
-``tool_calls: list of {id, name, arguments}`` (mappings or attribute objects).
+``tool_calls: list of {id, name, arguments}`` (mappings or attribute objects); ``reply`` raises
+``UnreadableInput`` when the model cannot interpret the request, which ``run_scripted`` turns into
+``ModelCallError("unsupported_input")``: a set-up error, not retried, never a model failure.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import json
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from ._errors import ModelCallError
 from ._types import ToolCallOut
 
 
@@ -39,9 +42,14 @@ def scripted_name(model: str) -> str:
 async def run_scripted(
     model: ScriptedModelLike, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
 ) -> tuple[str | None, list[ToolCallOut]]:
-    reply = model.reply(messages, tools)
-    if inspect.isawaitable(reply):
-        reply = await reply
+    try:
+        reply = model.reply(messages, tools)
+        if inspect.isawaitable(reply):
+            reply = await reply
+    except Exception as exc:
+        if _unreadable(exc):  # the scripted model cannot read this plan's wording: a set-up error
+            raise ModelCallError("unsupported_input", str(exc)) from exc
+        raise
     content = _field(reply, "content")
     calls = [
         ToolCallOut(
@@ -136,6 +144,15 @@ def _head(text: str, limit: int) -> str:
     while head and _tokens(head) > limit:
         head = head[:-1]
     return head
+
+
+def _unreadable(exc: BaseException) -> bool:
+    """``harness.scripted.UnreadableInput``, imported only when a scripted model raised something."""
+    try:
+        from harness.scripted import UnreadableInput  # optional sibling package, lazy
+    except ImportError:  # pragma: no cover - the package ships with the harness
+        return False
+    return isinstance(exc, UnreadableInput)
 
 
 def _field(obj: Any, name: str) -> Any:

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 RESERVED_PARAMS = frozenset(
     {
         "model", "messages", "tools", "tool_choice", "parallel_tool_calls", "timeout", "max_tokens",
-        "temperature", "api_key", "api_base", "base_url", "num_retries", "max_retries",
+        "temperature", "top_p", "seed", "api_key", "api_base", "base_url", "num_retries", "max_retries",
         "modify_params", "litellm_call_id",
     }
 )
@@ -31,6 +31,9 @@ class ModelRequest(_Frozen):
     tools: list[dict[str, Any]] = Field(default_factory=list)
     max_output_tokens: int | None = Field(default=None, gt=0)
     temperature: float | None = Field(default=None, ge=0)
+    top_p: float | None = Field(default=None, gt=0, le=1)
+    seed: int | None = None
+    """Sampling; None = not sent (the provider's default)."""
     timeout_seconds: float = Field(default=60.0, gt=0)
     extra: dict[str, Any] = Field(default_factory=dict)
 
@@ -103,6 +106,9 @@ class ModelOutput(_Frozen):
     """Set when the output was served from the response cache (``--cache``): no model was called."""
     cut: str | None = None
     """What the harness cut from an answer over its caps (``_cap``); None when it was kept whole."""
+    sampling: dict[str, Any] = Field(default_factory=dict)
+    """The sampling parameters sent with the call (``temperature``, ``top_p``, ``seed``); one the provider
+    does not take is left out (and so absent here)."""
 
 
-ErrorKind = Literal["infrastructure", "provider_rejected", "context_window"]
+ErrorKind = Literal["infrastructure", "provider_rejected", "context_window", "unsupported_input"]

@@ -122,19 +122,37 @@ class RunCompleted(_Check):
     name: Literal["run_completed"]
 
 
-class StateInEveryRequest(_Check):
+class _Preconditioned(_Check):
+    """A trial check that verifies something only once it happened (a request, a mismatch, a stored
+    memory, a fold, a compression). When it never happened the check ends ``not_exercised``: it has
+    not passed. ``required`` says whether that keeps the trial from passing."""
+
+    required: bool = Field(
+        True,
+        description="true: a trial in which this check was not exercised (its precondition never occurred) "
+        "does not pass (failure mode not_exercised). false: it is reported as not exercised but does not "
+        "decide the verdict; use it for preconditions the stage cannot demand of a model, e.g. a "
+        "window_mismatch_recovered check on a model that may never write to a wrong window.",
+    )
+
+
+class StateInEveryRequest(_Preconditioned):
     """(v2, v3) every request holds exactly one context_state at the configured placement."""
 
     name: Literal["state_in_every_request"]
 
 
-class WindowMismatchRecovered(_Check):
+class WindowMismatchRecovered(_Preconditioned):
+    """Every context_window_mismatch changed nothing and the run still completed; not exercised
+    when no mismatch occurred."""
+
     name: Literal["window_mismatch_recovered"]
 
 
-class MemoryPreserved(_Check):
+class MemoryPreserved(_Preconditioned):
     """Windows whose memory held ``contains`` after turn ``afterTurn`` still hold it; none holds
-    a ``forbidden`` text. Strings match as dates, amounts or text (see ``_matching.mentions``)."""
+    a ``forbidden`` text. Strings match as dates, amounts or text (see ``_matching.mentions``).
+    Not exercised when no window held ``contains`` after that turn (nothing to preserve)."""
 
     name: Literal["memory_preserved"]
     afterTurn: int = Field(ge=1, description="1-based turn after which the memory is captured.")
@@ -142,11 +160,16 @@ class MemoryPreserved(_Check):
     forbidden: list[str] = Field(default_factory=list)
 
 
-class FoldReadback(_Check):
+class FoldReadback(_Preconditioned):
+    """Every fold reads back equal to its raw messages; not exercised when the trial made no fold."""
+
     name: Literal["fold_readback"]
 
 
-class CompressionReadback(_Check):
+class CompressionReadback(_Preconditioned):
+    """Every fold a compression covered still reads back raw; not exercised when no compression
+    covered a fold."""
+
     name: Literal["compression_readback"]
 
 

@@ -75,9 +75,18 @@ class AgentSpec(_Model):
 
 # models ------------------------------------------------------------------------------------------
 class Sampling(_Model):
+    """Sent with every agent call (the maintainer samples at temperature 0). null: not sent, the
+    provider's default applies."""
+
     temperature: float | None = Field(0.0, ge=0, le=2)
-    topP: float | None = Field(None, gt=0, le=1)
-    seed: int | None = None
+    topP: float | None = Field(None, gt=0, le=1, description="Nucleus sampling (top_p); null = not sent.")
+    seed: int | None = Field(
+        None,
+        description="Sampling seed of the first repeat: repeat r (1-based) of every stage is sent seed + r - 1, "
+        "so repeats are distinct draws and a rerun draws the same ones. null = no seed sent. A provider that "
+        "takes no seed gets none; each call records the sampling it was sent with (report.json trials' "
+        "`sampling`, metrics.duckdb llm_calls temperature / top_p / seed).",
+    )
 
 
 class Price(_Model):

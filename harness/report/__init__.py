@@ -10,6 +10,7 @@ from ._models import (
     GroupReport,
     ModelInfo,
     ModelPrice,
+    NotExercised,
     PassRate,
     PlanRef,
     ProtocolInfo,
@@ -22,6 +23,7 @@ from ._models import (
     TrialMetrics,
     TrialReport,
     TrialStatus,
+    distinct_answers,
     unknown_usd,
 )
 from ._sweep import (
@@ -40,9 +42,10 @@ from ._workflow import INFRA_KIND_WORDS, INFRA_KINDS, ExpectationResult, GroupIn
 __all__ = [
     "INFRA_KINDS", "INFRA_KIND_WORDS", "SCHEMA_VERSION", "SWEEP_FILE", "SWEEP_SCHEMA_VERSION",
     "ExpectationResult", "GroupInfrastructure", "Override", "kinds_text",
-    "BudgetReport", "CheckResult", "GroupDifference", "GroupReport", "ModelInfo", "ModelPrice", "PassRate",
-    "PlanRef", "ProtocolInfo", "Report", "ReportError", "ReportStatus", "RunReport", "Spent", "StageReport",
-    "ToolCallRecord", "TrialMetrics", "TrialReport", "TrialStatus", "WordChange", "SweepBudget", "SweepCell",
-    "SweepModelRun", "SweepReport", "is_sweep", "junit_xml", "read_report", "read_sweep", "unknown_usd", "word_diff",
-    "write_json_atomic", "write_junit", "write_report", "write_sweep", "xml_safe",
+    "BudgetReport", "CheckResult", "GroupDifference", "GroupReport", "ModelInfo", "ModelPrice", "NotExercised",
+    "PassRate", "PlanRef", "ProtocolInfo", "Report", "ReportError", "ReportStatus", "RunReport", "Spent",
+    "StageReport", "ToolCallRecord", "TrialMetrics", "TrialReport", "TrialStatus", "WordChange", "SweepBudget",
+    "SweepCell", "SweepModelRun", "SweepReport", "distinct_answers", "is_sweep", "junit_xml", "read_report",
+    "read_sweep", "unknown_usd", "word_diff", "write_json_atomic", "write_junit", "write_report", "write_sweep",
+    "xml_safe",
 ]

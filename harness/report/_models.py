@@ -33,7 +33,9 @@ SCHEMA_VERSION = 1
 
 ReportStatus = Literal["completed", "stopped", "failed"]
 TrialStatus = Literal["passed", "failed", "error", "skipped"]
-CheckOutcome = Literal["passed", "failed", "not_applicable"]
+CheckOutcome = Literal["passed", "failed", "not_exercised", "not_applicable"]
+"""``not_exercised``: the check's precondition never occurred (no fold, nothing stored, no mismatch): it has
+not passed. ``not_applicable``: the protocol lacks the capability (window checks on prefix@2)."""
 
 
 class _Model(BaseModel):
@@ -125,6 +127,8 @@ class CheckResult(_Model):
     result: CheckOutcome
     detail: str
     evidence: list[str] = Field(default_factory=list, description="Snapshot / message references proving it.")
+    required: bool = Field(
+        True, description="A not_exercised result keeps the trial from passing (the plan check's `required`).")
 
 
 class ToolCallRecord(_Model):
@@ -182,6 +186,9 @@ class TrialReport(_Model):
     failureMode: FailureMode | None = Field(
         None, description="Why a failed trial failed, by the classifier of harness.analysis (null unless failed).")
     failureDetail: str | None = Field(None, description="The turn and the answer or check the failure mode rests on.")
+    sampling: dict[str, Any] | None = Field(
+        None, description="What the trial's agent calls asked for: temperature, topP, seed (repeat r: the plan's "
+        "seed + r - 1); each call's effective sampling is in metrics.duckdb llm_calls.")
     runs: list[RunReport] = Field(default_factory=list)
     checks: list[CheckResult] = Field(default_factory=list)
     metrics: TrialMetrics = TrialMetrics()
@@ -198,6 +205,36 @@ class PassRate(_Model):
         return cls(passes=passes, n=n, value=passes / n if n else None, wilson95=wilson_interval(passes, n))
 
 
+class NotExercised(_Model):
+    """A check whose precondition never occurred in some trials of a group × stage (it did not pass there)."""
+
+    check: str
+    required: bool = Field(description="true: those trials did not pass (failure mode not_exercised).")
+    trials: int = Field(ge=1, description="Trials with a verdict in which the check was not exercised.")
+    detail: str = Field(description="Why, from the first such trial.")
+
+
+def distinct_answers(trials: list[TrialReport]) -> int:
+    """Distinct final answers among the trials with a verdict: a trial's answer is the tuple of its
+    turns' final answers (whitespace at the ends ignored), so multi-turn trials compare turn by turn."""
+    return len({tuple((r.finalAnswer or "").strip() for r in t.runs)
+                for t in trials if t.status in ("passed", "failed")})
+
+
+def not_exercised(trials: list[TrialReport]) -> list[NotExercised]:
+    found: dict[str, NotExercised] = {}
+    for t in trials:
+        if t.status not in ("passed", "failed"):
+            continue
+        for c in t.checks:
+            if c.result != "not_exercised":
+                continue
+            seen = found.get(c.name)
+            found[c.name] = (NotExercised(check=c.name, required=c.required, trials=1, detail=c.detail) if seen is None
+                             else seen.model_copy(update={"trials": seen.trials + 1}))
+    return list(found.values())
+
+
 class StageReport(_Model):
     id: str
     label: str = ""
@@ -207,6 +244,13 @@ class StageReport(_Model):
     passRate: PassRate
     failureModes: dict[str, int] = Field(
         default_factory=dict, description="failure mode → failed trials of this group and stage.")
+    distinctAnswers: int | None = Field(
+        None, ge=0, description="Distinct final answers among the trials with a verdict (a multi-turn trial's answer "
+        "is the tuple of its turns' answers). Below passRate.n, some repeats gave identical answers: the Wilson "
+        "interval and Fisher p then describe one sample repeated, not independent draws. Null only in reports "
+        "written before it was recorded.")
+    notExercised: list[NotExercised] = Field(
+        default_factory=list, description="Checks whose precondition never occurred in some trials: not passed.")
     trials: list[TrialReport] = Field(default_factory=list)
     metrics: TrialMetrics = TrialMetrics()
 
@@ -220,6 +264,7 @@ class StageReport(_Model):
         return cls(id=stage_id, label=label, addition=addition, status=status,
                    passHatK=pass_hat_ks(passes, len(verdicts)), passRate=PassRate.of(passes, len(verdicts)),
                    failureModes=mode_counts([t.failureMode for t in trials if t.status == "failed"]),
+                   distinctAnswers=distinct_answers(trials), notExercised=not_exercised(trials),
                    trials=trials, metrics=metrics)
 
 

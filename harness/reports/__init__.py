@@ -12,6 +12,7 @@ from . import _plots
 from ._context import comparisons, costs, gating, headline
 from ._data import ReportInputError, load_metrics, load_report
 from ._differences import differences
+from ._evidence import evidence
 from ._render import render_html, render_markdown
 from ._sweep import render_sweep
 from ._transcripts import load_transcripts, trial_views
@@ -40,6 +41,7 @@ def render_all(run_dir: Path) -> list[Path]:
                "caveats": report.get("caveats", []), "trials": trials,
                "wf": {"gate": gate(report), "infra": infrastructure(report), "triage": triage(trials)},
                "diffs": differences(report),
+               "ev": evidence(report),
                "schema": report.get("schemaVersion"), "created": report.get("createdAt"),
                "version": report.get("harnessVersion", harness.__version__)}
     written = []

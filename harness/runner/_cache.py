@@ -2,8 +2,8 @@
 costs nothing when the model is asked exactly what it was asked before.
 
 A response is keyed by the exact request: the model string, the API base (credentials stripped),
-the messages, the tools, the sampling parameters (output cap, temperature, and every extra
-parameter such as a seed), the trial's repeat index and the n-th occurrence of that same request
+the messages, the tools, the sampling parameters (output cap, temperature, top_p, seed, and every
+extra parameter), the trial's repeat index and the n-th occurrence of that same request
 within the trial. The repeat index keeps repeats distinct samples (a temperature > 0 run served
 from the cache replays each repeat's own response, never one response for all repeats).
 
@@ -75,9 +75,11 @@ def _digest(data: Any) -> str:
 
 def request_material(model: str, api_base: str | None, request: ModelRequest) -> dict[str, Any]:
     """Everything about a request that can change the response (the timeout cannot)."""
+    sampling = {"maxOutputTokens": request.max_output_tokens, "temperature": request.temperature, **request.extra}
+    # top_p and seed only when set, so the keys of responses cached before they existed still match
+    sampling |= {k: v for k, v in (("topP", request.top_p), ("seed", request.seed)) if v is not None}
     return {"model": model, "apiBase": public_api_base(api_base), "messages": request.messages,
-            "tools": request.tools, "sampling": {"maxOutputTokens": request.max_output_tokens,
-                                                 "temperature": request.temperature, **request.extra}}
+            "tools": request.tools, "sampling": sampling}
 
 
 @dataclass

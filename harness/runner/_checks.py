@@ -1,5 +1,11 @@
-"""Every check of the check table (03-experiments.md): passed / failed / not_applicable, a detail and
-the evidence (snapshot ids, message ids, KV keys) that proves it.
+"""Every check of the check table (03-experiments.md): passed / failed / not_exercised /
+not_applicable, a detail and the evidence (snapshot ids, message ids, KV keys) that proves it.
+
+``not_applicable`` means only that the protocol lacks the capability (window checks on prefix@2).
+A check whose precondition never occurred (no fold, no compression, nothing stored, no mismatch)
+ends ``not_exercised``: it has not passed, and when the plan's check is ``required`` the trial does
+not pass either (``_trial.judge``). The table of which check can end which way is in
+docs/evidence.md.
 
 Turn checks read one run; trial checks read the trial's runs, its redacted snapshots (the requests
 as sent, with their sources) and its store. The read-back checks probe ``context_fold_read``
@@ -67,7 +73,8 @@ def turn_check(check: Any, run: RunResult, turn: int) -> CheckResult:
 # trial checks -------------------------------------------------------------------------------------
 def trial_check(check: Any, view: TrialView) -> CheckResult:
     handler = _TRIAL[check.name]
-    return handler(check, view)
+    result = handler(check, view)
+    return result.model_copy(update={"required": bool(getattr(check, "required", True))})
 
 
 def _agent_snapshots(view: TrialView) -> list[dict[str, Any]]:
@@ -112,7 +119,7 @@ def state_in_every_request(check: Any, view: TrialView) -> CheckResult:
         if sources[pos].get("windowId") != active or named != active:
             problems.append(f"{sid}: context_state names window {named!r}, active at freeze time was {active!r}")
     if not snaps:
-        return _r(name, "not_applicable", "no agent request was made")
+        return _r(name, "not_exercised", "no agent request was made, so no request could hold the state")
     if problems:
         return _r(name, "failed", "; ".join(problems[:5]), evidence)
     return _r(name, "passed", f"{len(snaps)} request(s), each with one context_state ({placement}, role {role})",
@@ -125,7 +132,7 @@ def window_mismatch_recovered(check: Any, view: TrialView) -> CheckResult:
         return _r(name, "not_applicable", f"{view.protocol.key} has no expectedWindowId, so no mismatch")
     mismatches = [(run, c) for run in view.runs for c in run.tool_calls if c.error_code == "context_window_mismatch"]
     if not mismatches:
-        return _r(name, "not_applicable", "no context_window_mismatch occurred")
+        return _r(name, "not_exercised", "no context_window_mismatch occurred, so no recovery could be seen")
     problems, evidence = [], []
     for run, call in mismatches:
         evidence.append(call.call_id)
@@ -155,12 +162,14 @@ def memory_preserved(check: Any, view: TrialView) -> CheckResult:
     if not view.protocol.has_windows:
         return _r(name, "not_applicable", f"{view.protocol.key} has no windows")
     if len(view.memories) < check.afterTurn:
-        return _r(name, "not_applicable", f"the trial ended before turn {check.afterTurn}")
+        return _r(name, "not_exercised", f"the trial ended before turn {check.afterTurn}")
     captured = view.memories[check.afterTurn - 1]
     holders = {key: [c for c in check.contains if mentions(text, c)] for key, text in captured.items()}
     holders = {key: found for key, found in holders.items() if found}
     if not holders:
-        return _r(name, "not_applicable", f"no window memory held {check.contains} after turn {check.afterTurn}")
+        stored = ", ".join(f"{k}: {_short(v)}" for k, v in captured.items() if v) or "every window memory was empty"
+        return _r(name, "not_exercised", f"no window memory held {check.contains} after turn {check.afterTurn}, "
+                  f"so nothing could be preserved ({stored})", sorted(captured))
     problems: list[str] = []
     for turn in range(check.afterTurn, len(view.memories) + 1):
         memories = view.memories[turn - 1]
@@ -177,6 +186,11 @@ def memory_preserved(check: Any, view: TrialView) -> CheckResult:
         return _r(name, "failed", "; ".join(dict.fromkeys(problems)), evidence)
     return _r(name, "passed", f"{', '.join(evidence)} kept {sorted({c for v in holders.values() for c in v})} "
               f"through turn {len(view.memories)} without {check.forbidden}", evidence)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= limit else flat[: limit - 1] + "…")
 
 
 def read_fold(view: TrialView, fold_id: str) -> tuple[str | None, str]:
@@ -223,7 +237,7 @@ def fold_readback(check: Any, view: TrialView) -> CheckResult:
         return _r(name, "not_applicable", f"{view.protocol.key} has no folds")
     folds = sorted(_folds(view))
     if not folds:
-        return _r(name, "not_applicable", "the trial made no fold")
+        return _r(name, "not_exercised", "the trial made no fold, so no fold could be read back")
     problems = _readback(view, folds)
     evidence = [f"fold/{f}" for f in folds]
     if problems:
@@ -233,12 +247,14 @@ def fold_readback(check: Any, view: TrialView) -> CheckResult:
 
 def compression_readback(check: Any, view: TrialView) -> CheckResult:
     name = check.name
+    if not view.protocol.has_folds:
+        return _r(name, "not_applicable", f"{view.protocol.key} has no folds, so no compressed fold can be read back")
     ran = [m for run in view.runs for m in run.maintenance if m.status == "compressed"]
     if not ran:
-        return _r(name, "not_applicable", "no maintenance compressed anything in this trial")
+        return _r(name, "not_exercised", "no maintenance compressed anything in this trial")
     compressed = sorted({f for m in ran for f in m.compressed_folds})
     if not compressed:
-        return _r(name, "not_applicable", f"{len(ran)} compression(s) ran but none covered a fold")
+        return _r(name, "not_exercised", f"{len(ran)} compression(s) ran but none covered a fold")
     problems = _readback(view, compressed)
     evidence = [f"fold/{f}" for f in compressed]
     if problems:

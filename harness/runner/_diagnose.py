@@ -61,7 +61,8 @@ def trial_evidence(record: TrialRecord, snapshots: Sequence[dict[str, Any]]) -> 
     trial_checks = [c for c in record.checks if c.turn is None]
     return TrialEvidence(
         turns=tuple(turns),
-        failed_trial_checks=tuple((c.name, c.detail) for c in trial_checks if c.result == "failed"))
+        failed_trial_checks=tuple((c.name, c.detail) for c in trial_checks if c.result == "failed"),
+        not_exercised=tuple((c.name, c.detail) for c in trial_checks if c.result == "not_exercised" and c.required))
 
 
 def diagnose(record: TrialRecord, snapshots: Sequence[dict[str, Any]]) -> Diagnosis:

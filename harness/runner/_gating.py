@@ -3,7 +3,8 @@
 - A group enters a stage when the stage lists it and it passed every stage of ``requires`` it
   takes part in; a baseline enters only the stages naming it (``Plan.participants``).
 - A group passes a stage when all its trials pass (pass^k, k = repeats). An ``error`` trial is
-  retried as a new trial up to ``infraRetries`` times; one that still errors makes the stage
+  retried as a new trial up to ``infraRetries`` times (not a set-up error a retry would repeat:
+  ``unsupported_input``); one that still errors makes the stage
   ``inconclusive``: the group does not advance, and no model failure is counted.
 - A trial or retry the runner never started (a stop, fail-fast) is ``skipped`` (X-11), and so is
   the stage it leaves undecided: an error whose retry a stop prevented makes the stage ``skipped``,
@@ -42,10 +43,19 @@ def final_attempts(records: list[TrialRecord]) -> dict[int, TrialRecord]:
     return out
 
 
+NOT_RETRIED = frozenset({"unsupported_input"})
+"""Run errors that a new trial would only repeat: a scripted model that cannot read the input reads
+the same input the same way."""
+
+
 def needs_retry(record: TrialRecord, infra_retries: int, first: int = 0) -> bool:
-    """An ``error`` gets ``infra_retries`` more attempts; ``first``: this process's first attempt
-    (a resume runs an errored repeat again, with the plan's retries)."""
-    return record.status == "error" and record.attempt - first < infra_retries
+    """An ``error`` gets ``infra_retries`` more attempts (none for an error in ``NOT_RETRIED``);
+    ``first``: this process's first attempt (a resume runs an errored repeat again, with the plan's
+    retries)."""
+    if record.status != "error" or record.attempt - first >= infra_retries:
+        return False
+    last = record.runs[-1] if record.runs else None
+    return last is None or last.error_class not in NOT_RETRIED
 
 
 def earlier_attempts(records: list[TrialRecord]) -> dict[tuple[str, str, int], list[TrialRecord]]:

@@ -6,7 +6,7 @@ the trial ends (X-81); report.json and metrics.duckdb are both derived from thes
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -59,6 +59,10 @@ class CallMetric(_Model):
     failedAttempts: list[str] = Field(default_factory=list)
     """Kind of each failed attempt (``harness.models.infra_kind``), in order; when the call ended in an
     error, the last is the one it gave up on."""
+    temperature: float | None = None
+    topP: float | None = None
+    seed: int | None = None
+    """The sampling the call was sent with (null: not sent)."""
 
 
 class TrialMetrics(_Model):
@@ -98,6 +102,8 @@ class TrialRecord(_Model):
     toolCalls: list[ToolCallMetric] = Field(default_factory=list)
     calls: list[CallMetric] = Field(default_factory=list)
     metrics: TrialMetrics = Field(default_factory=TrialMetrics)
+    sampling: dict[str, Any] | None = None
+    """What the trial's agent calls asked for: temperature, topP, seed (repeat r: the plan's seed + r - 1)."""
     memories: list[dict[str, str]] | None = None
     """Per finished turn, ``window/<id>`` → its workingMemory right after the turn (what
     ``memory_preserved`` reads; kept so ``harness rescore`` can re-evaluate it). None: not recorded."""

@@ -34,6 +34,7 @@ from harness.report import TrialMetrics as ReportMetrics
 from protocols import resolve
 
 from ._cache import cache_caveats
+from ._caveats import not_exercised_caveats, repeat_caveats, unsupported_input_caveats
 from ._differences import group_differences
 from ._expect import evaluate
 from ._infra import infrastructure
@@ -85,7 +86,7 @@ def _trial(r: TrialRecord) -> TrialReport:
         id=r.id, repeat=r.repeat, attempt=r.attempt, status=r.status, sessionId=r.sessionId,
         transcript=transcript_name(r) if r.sessionId else None, startedAt=r.startedAt, finishedAt=r.finishedAt,
         error=r.reason, failureMode=r.failureMode, failureDetail=r.failureDetail,  # type: ignore[arg-type]
-        runs=runs, checks=r.checks,
+        sampling=r.sampling, runs=runs, checks=r.checks,
         metrics=_metrics(r.metrics))
 
 
@@ -132,8 +133,8 @@ def build_report(exp: Experiment, request: Any, experiment_id: str, status: str,
         findings = derive_rate_findings(spec, all_counts, outcomes, model_kind=kind,  # type: ignore[arg-type]
                                         maintenance_ran=ran)
     else:
-        findings = derive_findings(spec, outcomes, maintenance_ran=ran, model_kind=kind,  # type: ignore[arg-type]
-                                   baseline_maintenance_ran=baseline_ran)
+        findings = derive_findings(spec, outcomes, counts=all_counts, maintenance_ran=ran,
+                                   model_kind=kind, baseline_maintenance_ran=baseline_ran)  # type: ignore[arg-type]
     comparisons = list(compare_with_control(
         all_counts, spec.placementControl, [st.id for st in plan.stages], group_ids))
     baseline: list[BaselineComparison] = []
@@ -142,7 +143,11 @@ def build_report(exp: Experiment, request: Any, experiment_id: str, status: str,
         if spec.baselineGroup in conv:
             others = [g for g in conv if g != spec.baselineGroup]
             baseline = compare_with_baseline(spec.baselineStage, conv, spec.baselineGroup, others)
-    caveats = list(findings.caveats)
+    groups = [_group(exp, g.id) for g in exp.selected_groups()]
+    sampling = plan.models.sampling.model_dump()
+    caveats = unsupported_input_caveats(exp.records, s.agent_model) + list(findings.caveats)
+    caveats += not_exercised_caveats(groups)
+    caveats += repeat_caveats(groups, sampling)
     asked = compressions(exp.records, "agent")
     if asked and not ran:
         caveats.append(f"Compression ran {asked} time(s), each because the agent called context_compress: that "
@@ -169,10 +174,10 @@ def build_report(exp: Experiment, request: Any, experiment_id: str, status: str,
         status=status, stopReason=stop_reason, stopDetail=exp.ledger.stop_detail,  # type: ignore[arg-type]
         plan=PlanRef(id=plan.id, sha256=request.plan_sha256, path=request.plan_path),
         model=ModelInfo(agent=s.agent_model, maintainer=s.maintainer_model, kind=kind,  # type: ignore[arg-type]
-                        apiBase=s.api_base, sampling=plan.models.sampling.model_dump(),
+                        apiBase=s.api_base, sampling=sampling,
                         prices={m: ModelPrice(**exp.prices.wire([m])[m]) for m in used}),
         budget=budget_report(exp, used),
-        groups=[_group(exp, g.id) for g in exp.selected_groups()],
+        groups=groups,
         comparisons=comparisons, baselineComparisons=baseline, findings=findings.findings, caveats=caveats,
         expectations=evaluate(plan, list(getattr(request, "expect", [])), exp.outcomes), overrides=overrides,
         infrastructure=infrastructure(group_ids, exp.records),

@@ -42,7 +42,8 @@ def table_rows(experiment: ExperimentRow, records: list[TrialRecord]) -> dict[st
                 **base, run_id=call.runId or None, call_seq=call.seq, role=call.role, model=call.model,  # type: ignore[arg-type]
                 input_tokens=call.inputTokens, cached_input_tokens=call.cachedInputTokens,
                 output_tokens=call.outputTokens, usd=call.usd, latency_ms=call.latencyMs, retries=call.retries,
-                status=call.status, request_sha256=call.requestSha256 or None, cached=call.cached))
+                status=call.status, request_sha256=call.requestSha256 or None, cached=call.cached,
+                temperature=call.temperature, top_p=call.topP, seed=call.seed))
             tables["request_segments"] += [
                 RequestSegmentRow(**base, call_seq=call.seq, segment=segment, tokens=int(call.segments[segment]))  # type: ignore[arg-type]
                 for segment in SEGMENTS if segment in call.segments]
@@ -50,6 +51,7 @@ def table_rows(experiment: ExperimentRow, records: list[TrialRecord]) -> dict[st
             **base, run_id=tc.runId, step=tc.step, tool_name=tc.toolName, args_sha256=tc.argsSha256,
             result_sha256=tc.resultSha256, success=tc.success, error_code=tc.errorCode, repeated=tc.repeated,
             duplicate_signature=tc.duplicateSignature, call_id=tc.callId) for tc in r.toolCalls]
-        tables["checks"] += [CheckRow(**base, check_name=c.name, result=c.result, detail=c.detail, turn=c.turn)
+        tables["checks"] += [CheckRow(**base, check_name=c.name, result=c.result, detail=c.detail, turn=c.turn,
+                                      required=c.required)
                              for c in r.checks]
     return tables

@@ -109,6 +109,8 @@ class Experiment:
                 max_output_tokens=budget.maxOutputTokensPerCall,
                 timeout_seconds=budget.timeoutSecondsPerCall or 120.0,
                 temperature=plan.models.sampling.temperature,
+                top_p=plan.models.sampling.topP,
+                seed=plan.models.sampling.seed,  # the first repeat's; run_trial gives repeat r seed + r - 1
             )
             capacity = plan.models.capacityTokens
             if capacity is None and not s.agent_model.startswith("scripted/"):

@@ -2,7 +2,8 @@
 
 The trial's status: ``error`` when an infrastructure failure ended a run (never a model failure,
 X-12, X-31); ``skipped`` when the experiment stopped it (budget, wall clock, interrupt); else
-``failed`` when an applicable check failed, ``passed`` otherwise.
+``failed`` when a check failed or a required check was not exercised (its precondition never
+occurred: the evidence the stage asks for is missing), ``passed`` otherwise.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from harness.engine import Engine, RunResult
+from harness.engine import Engine, RunLimits, RunResult
 from harness.plan import StageSpec
 
 from ._budget import StopRequested
@@ -22,8 +23,9 @@ from ._infra import attempt_kinds
 from ._records import CallMetric, CheckResult, ToolCallMetric, TrialMetrics, TrialRecord, trial_id
 from ._repeats import mark_calls
 
-INFRA_CLASSES = frozenset({"infrastructure", "provider_rejected", "context_window"})
-"""Run errors that are not the model's doing: the trial is an ``error``, never ``failed``."""
+INFRA_CLASSES = frozenset({"infrastructure", "provider_rejected", "context_window", "unsupported_input"})
+"""Run errors that are not the model's doing: the trial is an ``error``, never ``failed``.
+``unsupported_input``: a scripted model cannot read the plan's wording (a set-up error)."""
 
 
 def now() -> str:
@@ -35,13 +37,14 @@ async def run_trial(engine: Engine, group: str, stage: StageSpec, repeat: int, a
     enter_trial(repeat)  # the response cache keys a call by its repeat index
     session_id = f"{tid}#{uuid.uuid4().hex[:8]}"  # fresh on every (re)run, so a resume never reuses one
     engine.create_session(session_id)
+    limits = repeat_limits(engine.limits, repeat)
     started = now()
     runs: list[RunResult] = []
     memories: list[dict[str, str]] = []
     stopped: str | None = None
     for turn in stage.turns:
         try:
-            result = await engine.run_send_input(session_id, turn.input)
+            result = await engine.run_send_input(session_id, turn.input, limits)
         except StopRequested as exc:
             stopped = exc.reason
             break
@@ -52,13 +55,27 @@ async def run_trial(engine: Engine, group: str, stage: StageSpec, repeat: int, a
     view = TrialView(protocol=engine.protocol, store=engine.store, session_id=session_id, runs=runs,
                      snapshots=[data for _, data in engine.store.snapshots(session_id)], memories=memories)
     record = TrialRecord(id=tid, group=group, stage=stage.id, repeat=repeat, attempt=attempt, status="passed",
-                         sessionId=session_id, startedAt=started, runs=runs, memories=memories)
+                         sessionId=session_id, startedAt=started, runs=runs, memories=memories,
+                         sampling=sampling_of(limits))
     _fill_metrics(record, view)
     record.status, record.reason = _status(stage, runs, stopped)
     if record.status in ("passed", "failed"):
         judge(record, stage, view)
     record.finishedAt = now()
     return record
+
+
+def repeat_limits(limits: RunLimits, repeat: int) -> RunLimits:
+    """The limits of repeat ``repeat`` (1-based): the plan's seed s becomes s + repeat - 1, so repeats
+    are distinct draws for a provider that honours seeds, and a rerun draws the same ones."""
+    if limits.seed is None:
+        return limits
+    return limits.model_copy(update={"seed": limits.seed + repeat - 1})
+
+
+def sampling_of(limits: RunLimits) -> dict[str, Any]:
+    """The sampling a trial's agent calls ask for, in the plan's names (null: not sent)."""
+    return {"temperature": limits.temperature, "topP": limits.top_p, "seed": limits.seed}
 
 
 def judge(record: TrialRecord, stage: StageSpec, view: TrialView) -> None:
@@ -68,10 +85,12 @@ def judge(record: TrialRecord, stage: StageSpec, view: TrialView) -> None:
     on the recorded trial with another plan's checks."""
     record.checks = _checks(stage, view) + _cut_checks(view)
     failed = [c for c in record.checks if c.result == "failed"]
-    record.status = "failed" if failed else "passed"
-    record.reason = "; ".join(f"{c.name}: {c.detail}" for c in failed) if failed else None
+    missing = [c for c in record.checks if c.result == "not_exercised" and c.required]
+    record.status = "failed" if failed or missing else "passed"
+    reasons = [f"{c.name}: {c.detail}" for c in failed] + [f"{c.name} not exercised: {c.detail}" for c in missing]
+    record.reason = "; ".join(reasons) if reasons else None
     record.failureMode = record.failureDetail = None
-    if failed:
+    if record.status == "failed":
         diagnosis = diagnose(record, view.snapshots)
         record.failureMode, record.failureDetail = diagnosis.mode, diagnosis.detail
 
@@ -153,6 +172,10 @@ def call_metric(snap: dict[str, Any]) -> CallMetric:
     error = snap.get("error")
     retries = snap.get("retries") or []
     finish = (snap.get("response") or {}).get("finishReason")
+    sent = snap.get("sampling")
+    if not isinstance(sent, dict):  # a failed call, or one recorded before sampling was kept: what was asked
+        params = (snap.get("request") or {}).get("params") or {}
+        sent = {k: params[k] for k in ("temperature", "top_p", "seed") if params.get(k) is not None}
     return CallMetric(
         seq=int(snap["seq"]), runId=str(snap.get("runId") or ""), role=str(snap.get("role")),
         model=str(snap.get("model")), inputTokens=int(usage.get("input_tokens", 0)),
@@ -162,4 +185,5 @@ def call_metric(snap: dict[str, Any]) -> CallMetric:
         status=str(error.get("kind")) if isinstance(error, dict) else "ok",
         requestSha256=str(snap.get("requestSha256") or ""), snapshotId=str(snap["id"]),
         segments=dict(snap.get("segments") or {}), finishReason=str(finish) if finish else None,
-        cached=snap.get("cacheKey") is not None, failedAttempts=attempt_kinds(retries, error))
+        cached=snap.get("cacheKey") is not None, temperature=sent.get("temperature"), topP=sent.get("top_p"),
+        seed=sent.get("seed"), failedAttempts=attempt_kinds(retries, error))

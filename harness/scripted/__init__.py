@@ -6,6 +6,7 @@ Usage tokens are counted by the caller (``harness.models``), not here.
 """
 
 from ._registry import SCRIPTED_MODELS, get_scripted
-from ._types import ScriptedModel, ScriptedReply, ScriptedToolCall
+from ._types import ScriptedModel, ScriptedReply, ScriptedToolCall, UnreadableInput
 
-__all__ = ["SCRIPTED_MODELS", "ScriptedModel", "ScriptedReply", "ScriptedToolCall", "get_scripted"]
+__all__ = ["SCRIPTED_MODELS", "ScriptedModel", "ScriptedReply", "ScriptedToolCall", "UnreadableInput",
+           "get_scripted"]

@@ -6,6 +6,8 @@ the tool calls and results after the request. Where windows exist, the quote liv
 ``alpha`` and the schedule in ``beta``; the budget check resumes ``alpha`` and never writes.
 A request that arrives in a window holding a finished stage first tidies it (``_tidy``): the
 answered tool exchange is folded and, where offered, the window compressed.
+Answers are given in the request's language (``_phrases``). A request none of the task kinds fits
+raises ``UnreadableInput``: the trial is a set-up error, never a wrong answer made up by the oracle.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from typing import Any
 from harness.business_tools import quote as compute_quote
 from harness.business_tools import schedule as compute_schedule
 
+from . import _phrases as say
 from ._tasks import (
+    KINDS,
     BudgetCheck,
     Lookup,
     Quote,
@@ -30,11 +34,12 @@ from ._tasks import (
     Unknown,
     find_total,
     fmt,
+    language,
     number,
     parse_task,
 )
 from ._tidy import tidy
-from ._types import ScriptedModel, ScriptedReply, make_reply
+from ._types import ScriptedModel, ScriptedReply, UnreadableInput, make_reply
 from ._view import Call, View, derived_body, derived_tag
 
 QUOTE_WINDOW = "alpha"
@@ -81,40 +86,40 @@ class Oracle:
         request = view.request_index if pos is None else pos
         task = task_at(view, request)
         turn = view.calls_after(request)
+        lang = language(view.text_at(request)) if request is not None else "zh"
         if isinstance(task, Remaining):
-            left = task.budget - task.spent
-            return Answer(f"剩余预算 {fmt(left)} 元（{fmt(task.budget)} − {fmt(task.spent)}）。")
+            return Answer(say.remaining(lang, task.budget, task.spent))
         if isinstance(task, Lookup | Quote | Schedule | BudgetCheck):
             tidying = tidy(view, request)
             if tidying is not None:
                 return Act(*tidying)
         if isinstance(task, Lookup):
-            return self._lookup(view, task, turn)
+            return self._lookup(view, task, turn, lang)
         if isinstance(task, Quote):
-            return self._quote(view, task, turn)
+            return self._quote(view, task, turn, lang)
         if isinstance(task, Schedule):
-            return self._schedule(view, task, turn)
+            return self._schedule(view, task, turn, lang)
         if isinstance(task, BudgetCheck):
-            return self._budget_check(view, task, turn)
+            return self._budget_check(view, task, turn, lang)
         if isinstance(task, StateEcho):
             return Answer(f"当前位于窗口 {task.window_id}（{task.status}），没有新的请求需要处理。")
-        return Answer("请告诉我需要报价、排期还是预算核对，以及相关的数字。")
+        if request is None:
+            raise UnreadableInput("", "the request holds no user message")
+        raise UnreadableInput(task.text, "it is none of the tasks the scripted models read: " + "; ".join(KINDS))
 
     # business tasks ------------------------------------------------------------------------------
-    def _lookup(self, view: View, task: Lookup, turn: list[Call]) -> Action:
+    def _lookup(self, view: View, task: Lookup, turn: list[Call], lang: str = "zh") -> Action:
         tries = [c for c in turn if c.name == "budget_lookup" and c.arg("projectId") == task.project_id]
         for call in reversed(tries):
             if call.ok and call.result:
-                r = call.result
-                return Answer(f"项目 {task.project_id}：预算 {r.get('budget')} 元，已支出 {r.get('spent')} 元，"
-                              f"剩余预算 {r.get('remaining')} 元。")
+                return Answer(say.lookup_found(lang, task.project_id, call.result))
             if call.error_code == "project_not_found":
-                return Answer(f"没有找到项目 {task.project_id}，无法给出剩余预算。")
+                return Answer(say.lookup_not_found(lang, task.project_id))
         if not view.offers("budget_lookup") or len(tries) >= MAX_ATTEMPTS:
-            return Answer(f"暂时无法查询项目 {task.project_id} 的预算。")
+            return Answer(say.lookup_unavailable(lang, task.project_id))
         return Act("budget_lookup", {"projectId": task.project_id})
 
-    def _quote(self, view: View, task: Quote, turn: list[Call]) -> Action:
+    def _quote(self, view: View, task: Quote, turn: list[Call], lang: str = "zh") -> Action:
         handoff = (f"{view.current_window}已收到报价请求；下一步在{QUOTE_WINDOW}计算 {task.quantity} 台、"
                    f"单价 {fmt(task.unit_price)} 元、每台安装费 {fmt(task.install_fee)} 元的报价并记录总价，"
                    f"完成后汇报。")
@@ -135,9 +140,9 @@ class Oracle:
         remember = self.remember(view, turn, memory, purpose="记录报价")
         if remember:
             return remember
-        return Answer(f"报价完成：设备 {equipment} 元 + 安装 {installation} 元，总价 {total} 元。")
+        return Answer(say.quote_done(lang, equipment, installation, total, task.budget))
 
-    def _schedule(self, view: View, task: Schedule, turn: list[Call]) -> Action:
+    def _schedule(self, view: View, task: Schedule, turn: list[Call], lang: str = "zh") -> Action:
         enter = self.enter(view, SCHEDULE_WINDOW, turn, resume=False, goal="安排安装排期",
                            handoff=(f"{view.current_window}报价已完成；下一步在{SCHEDULE_WINDOW}排期："
                                     f"{task.workdays} 个工作日，最早 {task.start} 开始；完成后汇报起止日期。"))
@@ -155,9 +160,9 @@ class Oracle:
                                  purpose="记录排期")
         if remember:
             return remember
-        return Answer(f"安装排期：{start} 至 {end}（{task.workdays} 个工作日）。")
+        return Answer(say.schedule_done(lang, start, end, task.workdays))
 
-    def _budget_check(self, view: View, task: BudgetCheck, turn: list[Call]) -> Action:
+    def _budget_check(self, view: View, task: BudgetCheck, turn: list[Call], lang: str = "zh") -> Action:
         here = view.current_window
         handoff = (f"{here}排期已完成" if here == SCHEDULE_WINDOW else f"{here}的工作已完成")
         enter = self.enter(view, QUOTE_WINDOW, turn, resume=True, goal="完成报价并记录总价",
@@ -167,12 +172,8 @@ class Oracle:
             return enter
         total = quote_total(view)
         if total is None:
-            return Answer("没有找到已有报价，无法核对是否在预算内；已有记录未改动。")
-        if total <= task.budget:
-            return Answer(f"报价总价 {fmt(total)} 元，在 {fmt(task.budget)} 元预算内"
-                          f"（剩余 {fmt(task.budget - total)} 元），已有报价未覆写。")
-        return Answer(f"报价总价 {fmt(total)} 元，超出 {fmt(task.budget)} 元预算 {fmt(total - task.budget)} 元，"
-                      f"已有报价未覆写。")
+            return Answer(say.no_quote(lang))
+        return Answer(say.budget_verdict(lang, total, task.budget))
 
     # window moves --------------------------------------------------------------------------------
     def enter(self, view: View, target: str, turn: list[Call], *, resume: bool, goal: str, handoff: str,

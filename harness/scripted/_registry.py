@@ -11,7 +11,7 @@ from ._oracle import OracleModel
 from ._prefill_continuer import PrefillContinuerModel
 from ._repeater import RepeaterModel
 from ._stale_intent import StaleIntentModel
-from ._types import ScriptedModel, ScriptedReply
+from ._types import ScriptedModel, ScriptedReply, UnreadableInput
 
 _FACTORIES: dict[str, Callable[[], ScriptedModel]] = {
     "oracle": OracleModel,
@@ -47,4 +47,7 @@ class _AlsoMaintainer(ScriptedModel):
 
         if is_maintainer_request(messages):
             return maintainer_reply(messages)
-        return self.model.reply(messages, tools)
+        try:
+            return self.model.reply(messages, tools)
+        except UnreadableInput as exc:
+            raise exc.named(self.name) from None

@@ -14,6 +14,7 @@ from typing import Any
 
 from aiohttp import web
 
+from harness.models import ModelCallError
 from harness.models._scripted_call import (
     ResolveModel,
     ScriptedModelLike,
@@ -152,6 +153,8 @@ class ScriptedApp:
         name, model = self._model_for(body.get("model"))
         try:
             content, calls = await run_scripted(model, messages, tools)
+        except ModelCallError as exc:  # the scripted model cannot read this input: the client's set-up
+            return self._reject(exc.message, code=exc.kind)
         except Exception as exc:  # a defect in the scripted model: say so, keep serving
             self.errors += 1
             log.exception("scripted model %s failed", name)

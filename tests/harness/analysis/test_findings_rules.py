@@ -26,8 +26,20 @@ def outcomes(failed: set[str], v1: dict[str, str] = PASS, **overrides: dict[str,
     return out
 
 
+def counts_of(o: dict[str, dict[str, str]], n: int = 3) -> dict[str, dict[str, tuple[int, int]]]:
+    """(passes, n) behind each status: a failed stage 0/n, a passed one n/n, no verdict 0/0."""
+    table = {"failed": (0, n), "passed": (n, n)}
+    return {g: {s: table.get(st, (0, 0)) for s, st in stages.items()} for g, stages in o.items()}
+
+
+def derive(o: dict[str, dict[str, str]], spec: FindingsSpec = SPEC, **kw: object):  # type: ignore[no-untyped-def]
+    kw.setdefault("maintenance_ran", True)
+    kw.setdefault("model_kind", "real")
+    return derive_findings(spec, o, counts=counts_of(o), **kw)  # type: ignore[arg-type]
+
+
 def rule_of(o: dict[str, dict[str, str]], **kw: object) -> tuple[str, object]:
-    result = derive_findings(SPEC, o, maintenance_ran=True, model_kind="real", **kw)  # type: ignore[arg-type]
+    result = derive(o, **kw)
     assert len(result.findings) == 1
     f = result.findings[0]
     return f.rule.removeprefix("placement-v3/"), f
@@ -72,9 +84,11 @@ def test_x40_not_reproduced_under_v3_prompt_makes_no_attribution() -> None:
 
 def test_x40_placement_worse_names_the_failing_placement() -> None:
     _, f = rule_of(outcomes({"C"}))
-    assert "but C did: that placement is worse" in f.statement  # type: ignore[attr-defined]
+    assert "but C did (rests on simple: A 3/3 vs B 3/3" in f.statement  # type: ignore[attr-defined]
+    assert "): that placement is worse" in f.statement  # type: ignore[attr-defined]
     _, f = rule_of(outcomes({"B", "C"}))
-    assert "but B and C did: those placements are worse" in f.statement  # type: ignore[attr-defined]
+    assert "but B and C did (rests on" in f.statement  # type: ignore[attr-defined]
+    assert "): those placements are worse" in f.statement  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("v2, reproduced, words", [
@@ -103,7 +117,7 @@ def test_x12_no_verdict_is_not_a_failure(status: str) -> None:
     got, f = rule_of(o)
     assert got == "inconclusive"
     assert "not-reproduced-under-v3-prompt" in f.statement and "trailing-assistant-implicated" in f.statement
-    assert f.limitedBy == [f"A: simple {status}"]  # type: ignore[attr-defined]
+    assert f.limitedBy == [f"A: simple {status} (n = 0)"]  # type: ignore[attr-defined]
 
 
 def test_x40_rule_fires_when_every_possible_verdict_agrees() -> None:
@@ -111,7 +125,7 @@ def test_x40_rule_fires_when_every_possible_verdict_agrees() -> None:
     got, f = rule_of(outcomes({"C"}, B=INCONCLUSIVE))
     assert got == "placement-worse-than-control"
     assert "but C did" in f.statement  # type: ignore[attr-defined]
-    assert f.limitedBy == ["B: simple passed, tool_continuation inconclusive"]  # type: ignore[attr-defined]
+    assert f.limitedBy == ["B: simple passed (3/3), tool_continuation inconclusive (n = 0)"]  # type: ignore[attr-defined]
 
 
 def test_x40_unknown_sentinel_matters_only_when_nothing_else_failed() -> None:
@@ -135,32 +149,33 @@ def test_group_that_never_took_part_has_no_verdict() -> None:
 
 
 def test_x42_scripted_caveat() -> None:
-    caveats = derive_findings(SPEC, outcomes(set()), maintenance_ran=True, model_kind="scripted").caveats
+    caveats = derive(outcomes(set()), maintenance_ran=True, model_kind="scripted").caveats
     assert any("not LLM behaviour" in c for c in caveats)
-    caveats = derive_findings(SPEC, outcomes(set()), maintenance_ran=True, model_kind="real").caveats
+    caveats = derive(outcomes(set()), maintenance_ran=True, model_kind="real").caveats
     assert not any("not LLM behaviour" in c for c in caveats)
 
 
 def test_x44_and_p91_caveats() -> None:
-    caveats = derive_findings(SPEC, outcomes(set()), maintenance_ran=False, model_kind="real",
+    caveats = derive(outcomes(set()), maintenance_ran=False, model_kind="real",
                               baseline_maintenance_ran=False).caveats
     assert any("automatic compression was not exercised" in c and "X-44" in c for c in caveats)
     assert any("prefix@2 baseline never reached its compression threshold" in c for c in caveats)
-    caveats = derive_findings(SPEC, outcomes(set()), maintenance_ran=True, model_kind="real",
+    caveats = derive(outcomes(set()), maintenance_ran=True, model_kind="real",
                               baseline_maintenance_ran=True).caveats
     assert not any("X-44" in c or "P-91" in c for c in caveats)
 
 
 def test_no_verdict_groups_listed_as_caveats() -> None:
-    caveats = derive_findings(SPEC, outcomes({"C"}, B=INCONCLUSIVE), maintenance_ran=True,
+    caveats = derive(outcomes({"C"}, B=INCONCLUSIVE), maintenance_ran=True,
                               model_kind="real").caveats
-    assert any(c.startswith("No verdict for B: simple passed, tool_continuation inconclusive") for c in caveats)
+    assert any(c.startswith("No verdict for B: simple passed (3/3), tool_continuation inconclusive (n = 0)")
+               for c in caveats)
 
 
 def test_custom_group_names_are_used() -> None:
     spec = FindingsSpec(controlGroup="old", placementControl="ta", positionGroup="bh", roleGroup="tu",
                         sentinelGroup="sent")
     o = {"old": PASS, "ta": FAIL, "bh": PASS, "tu": FAIL, "sent": PASS}
-    f = derive_findings(spec, o, maintenance_ran=True, model_kind="real").findings[0]
+    f = derive(o, spec).findings[0]
     assert f.rule == "placement-v3/position-implicated"
     assert f.statement.startswith("ta and tu")

@@ -28,7 +28,11 @@ def test_e4_request_refuses_adapter_owned_extras() -> None:
         ModelRequest(messages=[{"role": "user", "content": "x"}], extra={"modify_params": True})
     with pytest.raises(ValidationError, match="api_key"):
         ModelRequest(messages=[], extra={"api_key": "k"})
-    assert ModelRequest(messages=[], extra={"seed": 7}).extra == {"seed": 7}
+    with pytest.raises(ValidationError, match="seed"):  # sampling is the request's own: top_p and seed too
+        ModelRequest(messages=[], extra={"seed": 7})
+    assert ModelRequest(messages=[], extra={"presence_penalty": 0.5}).extra == {"presence_penalty": 0.5}
+    request = ModelRequest(messages=[], temperature=0.7, top_p=0.9, seed=7)
+    assert (request.temperature, request.top_p, request.seed) == (0.7, 0.9, 7)
 
 
 def test_e11_prices_cached_tokens_at_their_own_rate() -> None:

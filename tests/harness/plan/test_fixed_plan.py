@@ -91,7 +91,11 @@ def test_fixed_plan_trial_checks_and_limits() -> None:
     ]
     memory = conv.trialChecks[1]
     assert memory.model_dump() == {"name": "memory_preserved", "afterTurn": 1, "contains": ["6900"],
-                                   "forbidden": ["2026-10-16", "10-19"]}
+                                   "forbidden": ["2026-10-16", "10-19"], "required": True}
+    # issue 11: read-backs are required (the source's re-test); a mismatch cannot be demanded of a model
+    required = {c.name: getattr(c, "required", None) for c in conv.trialChecks}
+    assert required == {"same_session": None, "memory_preserved": True, "state_in_every_request": True,
+                        "window_mismatch_recovered": False, "fold_readback": True, "compression_readback": True}
     b = plan.budget
     assert (b.maxUsd, b.maxTotalTokens, b.maxLlmCalls, b.maxStepsPerRun, b.maxOutputTokensPerCall,
             b.timeoutSecondsPerCall, b.maxWallSeconds) == (5, 600000, 400, 12, 1024, 120, 3600)

@@ -56,8 +56,8 @@ def build_report() -> Report:
         stage = StageReport.summarise("simple", "passed" if spec.id == "B" else "failed", trials, label="simple")
         options = resolve(spec.protocol.id, spec.protocol.version, spec.protocol.options).resolved_options
         groups.append(GroupReport.from_spec(spec, options, [stage]))
-    findings = derive_findings(plan.findings, {"A": {"simple": "failed"}}, maintenance_ran=False,
-                               model_kind="scripted")
+    findings = derive_findings(plan.findings, {"A": {"simple": "failed"}}, counts={"A": {"simple": (1, 3)}},
+                               maintenance_ran=False, model_kind="scripted")
     return Report(
         harnessVersion="0.1.0", createdAt=datetime(2026, 10, 5, 12, 0, tzinfo=UTC), experimentId="exp-1",
         status="completed", plan=PlanRef(id=plan.id, sha256=sha, path=str(PLAN)),

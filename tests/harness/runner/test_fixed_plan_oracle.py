@@ -8,7 +8,16 @@ from pathlib import Path
 import pytest
 
 from harness.report import read_report
-from tests.harness.runner._run import ALL_PASS, outcomes, query, run_plan
+from tests.harness.runner._run import (
+    ORACLE_OUTCOMES,
+    ORACLE_READBACKS,
+    READBACKS,
+    UNIFIED,
+    only_readbacks_missing,
+    outcomes,
+    query,
+    run_plan,
+)
 
 
 @pytest.fixture(scope="module")
@@ -18,7 +27,7 @@ def oracle_run(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-unt
 
 def test_every_group_passes_every_stage_it_enters_X61(oracle_run) -> None:  # type: ignore[no-untyped-def]
     assert oracle_run.status == "completed" and oracle_run.stop_reason is None
-    assert outcomes(oracle_run) == ALL_PASS
+    assert outcomes(oracle_run) == ORACLE_OUTCOMES
     assert oracle_run.report.findings[0].rule.endswith("not-reproduced")
     assert any("X-42" in c for c in oracle_run.report.caveats)
 
@@ -62,10 +71,12 @@ def test_conversation_checks_read_state_memory_and_sources_X11(oracle_run) -> No
         assert results["state_in_every_request"] == "passed"
         assert results["memory_preserved"] == "passed"
         assert results["same_session"] == "passed"
-        assert results["window_mismatch_recovered"] == "not_applicable"  # the oracle never mismatches
+        # the oracle never writes to a wrong window: nothing to recover from, which is not a pass
+        assert results["window_mismatch_recovered"] == "not_exercised"
     prefix = {c.name: c.result for c in by_group["prefix"]["conversation"].trials[0].checks}
     assert prefix["state_in_every_request"] == "not_applicable"
     assert prefix["memory_preserved"] == "not_applicable"
+    assert prefix["fold_readback"] == prefix["compression_readback"] == "not_applicable"  # prefix@2 has no folds
     # not_applicable never counts as passed: the stage passed because every applicable check passed
     assert by_group["prefix"]["conversation"].status == "passed"
 
@@ -136,3 +147,46 @@ def test_group_differences_show_a_controlled_comparison(oracle_run) -> None:  # 
     assert 'id="differences"' in html and "word changes</summary>" in html
     md = (oracle_run.run_dir / "report.md").read_text(encoding="utf-8")
     assert "## What each group differs in from the control" in md and "+“final”" in md
+
+
+def test_readbacks_are_verified_or_the_conversation_does_not_pass(oracle_run) -> None:  # type: ignore[no-untyped-def]
+    """Issue 11: a read-back with no fold or no compression is not_exercised, never passed, and the
+    plan requires both, so such a trial does not pass; the report lists what was not exercised."""
+    by_group = {g.id: {s.id: s for s in g.stages} for g in oracle_run.report.groups}
+    for group in UNIFIED:
+        stage = by_group[group]["conversation"]
+        for trial in stage.trials:
+            results = {c.name: c.result for c in trial.checks}
+            if ORACLE_READBACKS:
+                assert trial.status == "passed" and all(results[r] == "passed" for r in READBACKS)
+            else:
+                assert all(results[r] == "not_exercised" for r in READBACKS)
+                assert trial.status == "failed" and only_readbacks_missing(trial), trial.error
+                assert "fold_readback not exercised: the trial made no fold" in (trial.error or "")
+        listed = {x.check: x for x in stage.notExercised}
+        if group != "v1":  # unified@1 has no expectedWindowId: not_applicable there
+            assert listed["window_mismatch_recovered"].required is False  # reported, not deciding
+        if not ORACLE_READBACKS:
+            assert stage.failureModes == {"not_exercised": 2}
+            assert {r: (listed[r].required, listed[r].trials) for r in READBACKS} == {r: (True, 2) for r in READBACKS}
+    if not ORACLE_READBACKS:
+        assert any(c.startswith("fold_readback was not exercised") for c in oracle_run.report.caveats)
+        md = (oracle_run.run_dir / "report.md").read_text(encoding="utf-8")
+        assert "| A | conversation | 2 | 1 (identical repeats) | window_mismatch_recovered ×2 (not required); " \
+               "fold_readback ×2 (required: not passed)" in md
+    rows = query(oracle_run.run_dir, "SELECT count(*) FROM checks WHERE result = 'not_exercised' AND NOT required")
+    assert rows[0][0] == 2 * 4  # window_mismatch_recovered in A, B, C, v2 (v1 has no expectedWindowId)
+
+
+def test_repeats_are_counted_as_distinct_answers_and_named_when_identical(oracle_run) -> None:  # type: ignore[no-untyped-def]
+    """Issue 11 must-show 5: every stage has distinctAnswers; the oracle's repeats are identical, and a
+    caveat says the interval and p then describe one sample repeated."""
+    stages = [(g.id, s) for g in oracle_run.report.groups for s in g.stages]
+    assert stages and all(s.distinctAnswers == 1 and s.passRate.n >= 2 for _, s in stages)
+    caveat = next(c for c in oracle_run.report.caveats if c.startswith("Identical repeats at temperature 0"))
+    assert "A/simple 1 distinct of 3" in caveat and "prefix/conversation 1 distinct of 2" in caveat
+    assert "one sample repeated, not independent draws" in caveat
+    sampling = {t.id: t.sampling for _, s in stages for t in s.trials}
+    assert set(map(str, sampling.values())) == {str({"temperature": 0.0, "topP": None, "seed": None})}
+    assert query(oracle_run.run_dir, "SELECT DISTINCT temperature, top_p, seed FROM llm_calls WHERE role = 'agent'") \
+        == [(0.0, None, None)]

@@ -16,10 +16,19 @@ from harness.cli import app
 from harness.models import ChatModel, ModelOutput, ModelRequest, Usage, make_model
 from harness.runner._cache import CachedModel, ResponseCache, enter_trial
 from harness.server import fetch_stats, running_server
-from tests.harness.runner._run import FIXED_PLAN, outcomes, query, run_plan
+from tests.harness.runner._run import FIXED_PLAN, outcomes, plan_data, query, run_plan
 
 PLANTED_KEY = "sk-planted-cache-test-key-5151515151"
 SELECTION = {"groups": ["A", "v1", "prefix"], "stages": ["simple", "conversation"]}
+
+
+def every_repeat() -> dict[str, Any]:
+    """The fixed plan without fail-fast: the oracle's conversation trials fail until it folds (unexercised
+    read-backs), and fail-fast must not make the two runs' trial sets differ by timing (cached is faster)."""
+    data = plan_data()
+    for stage in data["stages"]:
+        stage["failFast"] = False
+    return data
 
 
 class Counting:
@@ -42,12 +51,12 @@ class Counting:
 def test_second_identical_run_calls_no_model_and_its_report_says_so(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     first_calls, second_calls = Counting(), Counting()
-    first = run_plan(tmp_path / "one", cache_dir=cache, model_factory=first_calls, **SELECTION)
+    first = run_plan(tmp_path / "one", data=every_repeat(), cache_dir=cache, model_factory=first_calls, **SELECTION)
     assert first_calls.calls > 0 and first.report.budget.spent.llmCalls == first_calls.calls
     assert first.report.budget.spent.cachedResponses == 0
     assert len(list(cache.rglob("*.json"))) == first_calls.calls  # one entry per distinct request
 
-    second = run_plan(tmp_path / "two", cache_dir=cache, model_factory=second_calls, **SELECTION)
+    second = run_plan(tmp_path / "two", data=every_repeat(), cache_dir=cache, model_factory=second_calls, **SELECTION)
     assert second_calls.calls == 0  # counted where a model would be called
     spent = second.report.budget.spent
     assert (spent.llmCalls, spent.usd, spent.inputTokens, spent.outputTokens) == (0, 0.0, 0, 0)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.runner import ResumeRefused, TrialRecord
-from tests.harness.runner._run import ALL_PASS, outcomes, plan_data, run_plan
+from tests.harness.runner._run import ORACLE_OUTCOMES, outcomes, plan_data, run_plan
 
 
 def test_sigint_then_resume_finishes_without_rerunning_finished_trials(tmp_path: Path) -> None:
@@ -31,7 +31,7 @@ def test_sigint_then_resume_finishes_without_rerunning_finished_trials(tmp_path:
     calls_before = first.report.budget.spent.llmCalls
 
     second = run_plan(out, resume=True, concurrency=4)
-    assert second.status == "completed" and outcomes(second) == ALL_PASS
+    assert second.status == "completed" and outcomes(second) == ORACLE_OUTCOMES
     sessions = {t.id: t.sessionId for g in second.report.groups for s in g.stages for t in s.trials}
     for trial_id, session in finished.items():
         assert sessions[trial_id] == session  # reused from the first process, not run again

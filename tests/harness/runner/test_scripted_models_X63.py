@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.harness.runner._run import ALL_PASS, outcomes, plan_data, query, run_plan
+from tests.harness.runner._run import CONVERSATION, ORACLE_OUTCOMES, outcomes, plan_data, query, run_plan
 
 NOT_REACHED = {"tool_continuation": "not_reached", "conversation": "not_reached"}
 
@@ -26,7 +26,7 @@ def _checks(outcome, group: str, stage: str) -> list[dict[str, str]]:  # type: i
 
 def test_prefill_continuer_implicates_trailing_assistant_not_separable_at_n3(tmp_path: Path) -> None:
     outcome = run_plan(tmp_path / "run", "scripted/prefill-continuer", concurrency=16, render=True)
-    expected = dict(ALL_PASS)
+    expected = dict(ORACLE_OUTCOMES)
     expected["A"] = {"simple": "failed", **NOT_REACHED}
     expected["v2"] = {"simple": "failed", **NOT_REACHED}
     assert outcomes(outcome) == expected
@@ -45,9 +45,12 @@ def test_prefill_continuer_implicates_trailing_assistant_not_separable_at_n3(tmp
         assert len(failed) == 3 and all(t.failureMode == "state_echo" for t in failed)
         assert all("context_state" in (t.failureDetail or "") for t in failed)
         assert stage.failureModes == {"state_echo": 3}
-    assert sorted(query(outcome.run_dir, "SELECT group_id, failure_mode, count(*) FROM trials "
-                                         "WHERE status = 'failed' GROUP BY ALL ORDER BY ALL")) == [
+    assert sorted(query(outcome.run_dir, "SELECT group_id, failure_mode, count(*) FROM trials WHERE status = "
+                                         "'failed' AND stage_id = 'simple' GROUP BY ALL ORDER BY ALL")) == [
         ("A", "state_echo", 3), ("v2", "state_echo", 3)]
+    # the finding reads with its n and Fisher p, the sentinel's too (issue 11 must-show 3)
+    assert "simple: A 0/3 vs B 3/3, Fisher p = 0.10, not separable at this n" in finding.statement
+    assert "v2 0/3 vs v1 3/3, Fisher p = 0.10" in finding.sentinelStatement
     assert query(outcome.run_dir, "SELECT count(*) FROM trials WHERE status <> 'failed' "
                                   "AND failure_mode IS NOT NULL")[0][0] == 0
     assert "failed: state_echo ×3" in (outcome.run_dir / "report.md").read_text(encoding="utf-8")
@@ -55,7 +58,7 @@ def test_prefill_continuer_implicates_trailing_assistant_not_separable_at_n3(tmp
 
 def test_last_user_follower_makes_C_worse_than_control(tmp_path: Path) -> None:
     outcome = run_plan(tmp_path / "run", "scripted/last-user-follower", concurrency=16)
-    expected = dict(ALL_PASS)
+    expected = dict(ORACLE_OUTCOMES)
     expected["C"] = {"simple": "failed", **NOT_REACHED}
     assert outcomes(outcome) == expected
     assert outcome.report.findings[0].rule.endswith("placement-worse-than-control")
@@ -67,7 +70,8 @@ def test_stale_intent_corrupts_v1_memory_and_v2_v3_recover_from_mismatch(tmp_pat
     outcome = run_plan(tmp_path / "run", "scripted/stale-intent", stages=["conversation"], concurrency=16)
     got = outcomes(outcome)
     assert got["v1"] == {"conversation": "failed"}
-    assert all(got[g] == {"conversation": "passed"} for g in ("A", "B", "C", "v2", "prefix"))
+    assert all(got[g] == {"conversation": CONVERSATION} for g in ("A", "B", "C", "v2"))  # _run.ORACLE_READBACKS
+    assert got["prefix"] == {"conversation": "passed"}
     v1 = _checks(outcome, "v1", "conversation")[0]
     assert v1["memory_preserved"] == "failed"
     assert _stage(outcome, "v1", "conversation").failureModes == {"tool_misuse": 2}  # the wrong-window write

@@ -1,0 +1,58 @@
+"""Caveats about the evidence itself (issue 11): checks not exercised, repeats that are not
+independent draws, and trials a scripted model could not read. Pure functions of the report's
+groups and the trial records."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.report import GroupReport
+
+from ._records import TrialRecord
+
+UNSUPPORTED = "unsupported_input"
+
+
+def not_exercised_caveats(groups: list[GroupReport]) -> list[str]:
+    """One sentence per check: where it was not exercised, and whether that kept trials from passing."""
+    where: dict[tuple[str, bool], list[str]] = {}
+    for g in groups:
+        for s in g.stages:
+            for item in s.notExercised:
+                trials = f"{item.trials} trial{'' if item.trials == 1 else 's'}"
+                where.setdefault((item.check, item.required), []).append(f"{g.id}/{s.id} ({trials})")
+    out = []
+    for (check, required), cells in where.items():
+        effect = ("those trials did not pass (failure mode not_exercised)" if required
+                  else "it is not required there, so those trials were judged without it")
+        out.append(f"{check} was not exercised (its precondition never occurred) in {', '.join(cells)}: "
+                   f"it verified nothing there; {effect}.")
+    return out
+
+
+def repeat_caveats(groups: list[GroupReport], sampling: dict[str, Any]) -> list[str]:
+    """Group × stages whose repeats gave fewer distinct answers than trials (X-52 assumes independent draws)."""
+    cells = [(g.id, s.id, s.distinctAnswers, s.passRate.n) for g in groups for s in g.stages
+             if s.passRate.n >= 2 and s.distinctAnswers is not None and s.distinctAnswers < s.passRate.n]
+    if not cells:
+        return []
+    temperature, seed = sampling.get("temperature"), sampling.get("seed")
+    how = (f" at temperature {temperature:g}" if isinstance(temperature, int | float) else "") + \
+        (f" (seed {seed} + repeat - 1)" if seed is not None else "")
+    listed = ", ".join(f"{g}/{s} {d} distinct of {n}" for g, s, d, n in cells)
+    return [f"Identical repeats{how}: {listed}. Where repeats gave the same answer, their Wilson interval and "
+            "Fisher p describe one sample repeated, not independent draws: the independent samples are at most "
+            "the distinct answers."]
+
+
+def unsupported_input_caveats(records: list[TrialRecord], model: str) -> list[str]:
+    """A scripted model that could not read the plan's wording: set-up errors, not model failures."""
+    errors = [r for r in records if r.status == "error" and r.runs and r.runs[-1].error_class == UNSUPPORTED]
+    if not errors:
+        return []
+    first = errors[0]
+    cells = sorted({f"{r.group}/{r.stage}" for r in errors})
+    return [f"The scripted model {model} does not support this plan's wording: {len(errors)} trial(s) ended as "
+            f"set-up errors ({UNSUPPORTED}), not model failures, in {', '.join(cells)}; e.g. {first.id}: "
+            f"{first.runs[-1].error}. Those stages have no verdict and nothing here is evidence about the "
+            "protocols; reword the plan or widen the scripted model's reading (harness/scripted/_tasks.py)."]
