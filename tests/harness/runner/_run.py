@@ -45,22 +45,8 @@ def query(run_dir: Path, sql: str) -> list[tuple[Any, ...]]:
         con.close()
 
 
-ORACLE_READBACKS = True
-"""Does scripted/oracle make a fold and ask for a compression in the fixed plan's conversation? Not yet:
-that is the fidelity work (issue 11, first bullet). Until then the plan's required fold_readback and
-compression_readback are not exercised, so the conversation trials of the unified groups (A, B, C, v2,
-v1) end ``failed`` with failure mode ``not_exercised``; prefix@2 has no folds (not_applicable) and
-passes. When the oracle folds and compresses, set this to True: the tests below follow it."""
 READBACKS = ("fold_readback", "compression_readback")
 UNIFIED = ("A", "B", "C", "v2", "v1")
-CONVERSATION = "passed" if ORACLE_READBACKS else "failed"
-ORACLE_OUTCOMES = {g: {"simple": "passed", "tool_continuation": "passed", "conversation": CONVERSATION}
+ORACLE_OUTCOMES = {g: {"simple": "passed", "tool_continuation": "passed", "conversation": "passed"}
                    for g in UNIFIED} | {"prefix": {"conversation": "passed"}}
 """group → stage → status of scripted/oracle on the fixed plan (and the base of the fault models')."""
-
-
-def only_readbacks_missing(trial: Any) -> bool:
-    """A failed trial whose one reason is that the read-backs were not exercised (no fold, no compression)."""
-    missing = {c.name for c in trial.checks if c.result == "not_exercised" and c.required}
-    failed = [c for c in trial.checks if c.result == "failed"]
-    return trial.failureMode == "not_exercised" and not failed and bool(missing) and missing <= set(READBACKS)

@@ -10,7 +10,7 @@ import pytest
 
 from harness.models import Prices, make_model
 from harness.server import fetch_stats, running_server
-from tests.harness.runner._run import ORACLE_READBACKS, only_readbacks_missing, plan_data, query, run_plan
+from tests.harness.runner._run import plan_data, query, run_plan
 
 PLANTED_KEY = "sk-planted-runner-test-key-4242424242"
 
@@ -31,13 +31,12 @@ def test_fixed_plan_over_http_with_faults_counts_them_as_infrastructure_Q11(
     assert sum(stats["faults"].values()) > 10  # faults really happened
     assert outcome.status == "completed"
     trials = [t for g in outcome.report.groups for s in g.stages for t in s.trials]
-    # no fault became a model failure (until the oracle folds, only its unexercised read-backs fail trials)
-    assert not [t.id for t in trials if t.status == "failed" and (ORACLE_READBACKS or not only_readbacks_missing(t))]
+    assert not [t.id for t in trials if t.status == "failed"]  # no fault became a model failure
     for t in trials:
         if t.status == "error":
             assert t.error and t.error.startswith("infrastructure")
     statuses = {s.status for g in outcome.report.groups for s in g.stages}
-    assert statuses <= {"passed", "inconclusive", "not_reached"} | ({"failed"} if not ORACLE_READBACKS else set())
+    assert statuses <= {"passed", "inconclusive", "not_reached"}
     retried = query(outcome.run_dir, "SELECT sum(retries) FROM llm_calls")[0][0]
     assert retried > 0  # faults that retries absorbed are recorded per call
     # ... and visible per group and kind in report.json, report.md and report.html (issue 13)

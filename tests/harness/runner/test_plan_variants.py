@@ -42,10 +42,13 @@ def test_the_oracle_passes_plans_it_was_not_tuned_to(name: str, groups: list[str
     stages = [s for g in outcome.report.groups for s in g.stages]
     assert {s.passRate.n for s in stages if s.id == "simple"} == {4}  # the variant's repeats, not the fixed plan's
     assert all(s.distinctAnswers == 1 for s in stages)
-    # the read-backs this fixture marks as not required are listed, not passed
+    # the oracle folds and compresses here too, so both read-backs are verified; only the wrong-window
+    # recovery, which a careful model never needs, is listed as not exercised (and not required)
     conv = next(s for s in outcome.report.groups[0].stages if s.id == "conversation")
-    assert {x.check: x.required for x in conv.notExercised} == {
-        "window_mismatch_recovered": False, "fold_readback": False, "compression_readback": False}
+    assert {x.check: x.required for x in conv.notExercised} == {"window_mismatch_recovered": False}
+    for trial in conv.trials:
+        results = {c.name: c.result for c in trial.checks}
+        assert results["fold_readback"] == results["compression_readback"] == "passed"
     if name == "english-variant":  # answered in the request's language
         assert answers(outcome, "C", "conversation") == [
             "Quote done: equipment 10000 + installation 1400, total 11400.",
