@@ -40,6 +40,13 @@ def repeat_caveats(groups: list[GroupReport], sampling: dict[str, Any]) -> list[
     how = (f" at temperature {temperature:g}" if isinstance(temperature, int | float) else "") + \
         (f" (seed {seed} + repeat - 1)" if seed is not None else "")
     listed = ", ".join(f"{g}/{s} {d} distinct of {n}" for g, s, d, n in cells)
+    if isinstance(temperature, int | float) and temperature > 0:
+        # sampled repeats may agree by chance (a model sure of its answer); they are independent draws
+        # only if the server really sampled: one that ignores temperature or seed repeats one sample
+        return [f"Identical repeats{how}: {listed}. Sampled repeats that agree count as independent draws in "
+                "the Wilson interval and Fisher p only if the server honoured the temperature and seed; if it "
+                "did not, they describe one sample repeated, and the independent samples are at most the "
+                "distinct answers."]
     return [f"Identical repeats{how}: {listed}. Where repeats gave the same answer, their Wilson interval and "
             "Fisher p describe one sample repeated, not independent draws: the independent samples are at most "
             "the distinct answers."]

@@ -51,6 +51,8 @@ def test_top_p_and_a_seed_per_repeat_reach_every_agent_call(tmp_path: Path) -> N
     assert outcome.report.model.sampling == {"temperature": 0.7, "topP": 0.9, "seed": 100}
     caveat = next(c for c in outcome.report.caveats if c.startswith("Identical repeats"))
     assert caveat.startswith("Identical repeats at temperature 0.7 (seed 100 + repeat - 1): A/simple 1 distinct of 3")
+    # sampled repeats that agree are independent draws only if the server really sampled: said, not assumed
+    assert "only if the server honoured the temperature and seed" in caveat
 
 
 def _trial(repeat: int, status: str, *answers: str | None) -> TrialReport:
