@@ -9,9 +9,11 @@ from ._failure_modes import (
     FailureMode,
     TrialEvidence,
     TurnEvidence,
+    answer_shape,
     classify_failure,
     echo_source,
     mode_counts,
+    pass_shape,
 )
 from ._findings import RULES, anomaly_verdict, derive_findings
 from ._models import (
@@ -32,7 +34,7 @@ __all__ = [
     "BaselineComparison", "CallEvidence", "Comparison", "ConversationOutcome", "Counts", "Diagnosis", "FailureMode",
     "Finding", "FindingsResult", "ModelEvidence", "ModelKind", "StageOutcome", "StageStatus", "SweepFinding",
     "TrialEvidence", "TurnEvidence",
-    "anomaly_verdict", "classify_failure", "compare", "compare_with_baseline", "compare_with_control",
+    "anomaly_verdict", "answer_shape", "classify_failure", "compare", "compare_with_baseline", "compare_with_control",
     "cross_model_findings", "derive_findings", "derive_rate_findings",
-    "echo_source", "fisher_p", "mode_counts", "pass_hat_k", "pass_hat_ks", "separable", "wilson_interval",
+    "echo_source", "fisher_p", "mode_counts", "pass_hat_k", "pass_shape", "pass_hat_ks", "separable", "wilson_interval",
 ]

@@ -128,11 +128,11 @@ def _classify_turn(turn: TurnEvidence) -> Diagnosis:
         if cut:
             return Diagnosis("truncated", f"turn {n}: the output cap was reached before any answer text", n)
         return Diagnosis("no_answer", f"turn {n}: the run completed with an empty answer", n)
-    names = [name for name, _ in turn.tools]
-    if looks_like_unparsed_tool_call(answer, names or None):
+    shape = answer_shape(turn)
+    if shape is not None and shape.mode == "tool_call_as_text":
         return Diagnosis("tool_call_as_text", f"turn {n}: the answer is a tool call written as text: "
                          f"{_quote(answer)}", n)
-    echoed = echo_source(answer, turn.derived, turn.tools)
+    echoed = shape.echoed if shape is not None else None
     if echoed is not None:
         also = " (and was cut at the output cap)" if cut else ""
         return Diagnosis("state_echo", f"turn {n}: the answer reproduces {_describe(echoed)}{also}: "
@@ -146,6 +146,44 @@ def _classify_turn(turn: TurnEvidence) -> Diagnosis:
     if turn.failed_checks:
         return Diagnosis("wrong_answer", f"turn {n}: {checks}: {_quote(answer)}", n)
     return Diagnosis("other", f"turn {n}: no check failed", n)  # pragma: no cover - callers pass failing turns
+
+
+def answer_shape(turn: TurnEvidence) -> Diagnosis | None:
+    """Whether a turn's answer *looks* like a failure whatever its checks say: a tool call written as
+    text, or an echo of a derived message or a tool description (``mode``, ``echoed``); None for a
+    plain answer. Used on failed turns (their mode) and on passed ones (a pass an answer check let
+    through although the answer has a failure's shape: ``passShape``)."""
+    answer = (turn.answer or "").strip()
+    if not answer:
+        return None
+    names = [name for name, _ in turn.tools]
+    if looks_like_unparsed_tool_call(answer, names or None):
+        return Diagnosis("tool_call_as_text", f"turn {turn.turn}: a tool call written as text: {_quote(answer)}",
+                         turn.turn)
+    echoed = echo_source(answer, turn.derived, turn.tools)
+    if echoed is not None:
+        return Diagnosis("state_echo", f"turn {turn.turn}: reproduces {_describe(echoed)}: {_quote(answer)}",
+                         turn.turn, echoed)
+    return None
+
+
+def pass_shape(trial: TrialEvidence) -> Diagnosis | None:
+    """For a passed trial: the first turn whose answer has a failure's *unmistakable* shape: a tool
+    call written as text, a derived tag line or a tool's tag at its start, or a derived message's JSON
+    keys. Mere overlap with a derived text does not count here: the header, a fold and the state carry
+    the model's own memory, summaries and hand-over, and an answer may rightly repeat them."""
+    for turn in trial.turns:
+        shape = answer_shape(turn)
+        if shape is None:
+            continue
+        answer = (turn.answer or "").strip()
+        tag = _TAG.match(answer)
+        keys = set(_KEY.findall(answer))
+        derived_keys = any(len(keys & (set(_KEY.findall(_body(text))) - {"id", "name", "status"})) >= ECHO_KEYS
+                           for _, text in turn.derived)
+        if shape.mode == "tool_call_as_text" or tag is not None or derived_keys:
+            return shape
+    return None
 
 
 def echo_source(answer: str, derived: Sequence[tuple[str, str]], tools: Sequence[tuple[str, str]]) -> str | None:

@@ -186,6 +186,9 @@ class TrialReport(_Model):
     failureMode: FailureMode | None = Field(
         None, description="Why a failed trial failed, by the classifier of harness.analysis (null unless failed).")
     failureDetail: str | None = Field(None, description="The turn and the answer or check the failure mode rests on.")
+    passShape: str | None = Field(
+        None, description="A passed trial whose answer has a failure's shape (a tool call written as text, an echo "
+        "of the state block or a tool description) that its answer checks let through: mode and detail.")
     sampling: dict[str, Any] | None = Field(
         None, description="What the trial's agent calls asked for: temperature, topP, seed (repeat r: the plan's "
         "seed + r - 1); each call's effective sampling is in metrics.duckdb llm_calls.")

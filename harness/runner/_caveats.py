@@ -63,3 +63,21 @@ def unsupported_input_caveats(records: list[TrialRecord], model: str) -> list[st
             f"set-up errors ({UNSUPPORTED}), not model failures, in {', '.join(cells)}; e.g. {first.id}: "
             f"{first.runs[-1].error}. Those stages have no verdict and nothing here is evidence about the "
             "protocols; reword the plan or widen the scripted model's reading (harness/scripted/_tasks.py)."]
+
+
+def pass_shape_caveats(groups: list[GroupReport]) -> list[str]:
+    """Passes whose answer looks like a failure: the answer check found what it wanted inside a text
+    tool call or an echo, so a pass rate should not be read as well-formed answers."""
+    cells = []
+    for g in groups:
+        for s in g.stages:
+            shaped = [t for t in s.trials if t.status == "passed" and t.passShape]
+            if shaped:
+                modes = sorted({str(t.passShape).split(":", 1)[0] for t in shaped})
+                cells.append(f"{g.id}/{s.id} {len(shaped)} of {s.passRate.passes} ({', '.join(modes)})")
+    if not cells:
+        return []
+    return [f"Passed trials whose answer has a failure's shape: {'; '.join(cells)}. The answer checks found what "
+            "they look for inside a tool call written as text or an echo of a derived message; read these passes "
+            "as 'the expected value appeared', not as well-formed answers (each trial's passShape says what the "
+            "classifier saw)."]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from harness.analysis import CallEvidence, Diagnosis, TrialEvidence, TurnEvidence, classify_failure
+from harness.analysis import CallEvidence, Diagnosis, TrialEvidence, TurnEvidence, classify_failure, pass_shape
 
 from ._records import TrialRecord
 
@@ -68,3 +68,9 @@ def trial_evidence(record: TrialRecord, snapshots: Sequence[dict[str, Any]]) -> 
 def diagnose(record: TrialRecord, snapshots: Sequence[dict[str, Any]]) -> Diagnosis:
     """The failure mode of a failed trial (harness.analysis.classify_failure)."""
     return classify_failure(trial_evidence(record, snapshots))
+
+
+def shape_of_pass(record: TrialRecord, snapshots: Sequence[dict[str, Any]]) -> Diagnosis | None:
+    """For a passed trial: an answer with a failure's shape that its answer checks let through
+    (harness.analysis.pass_shape), e.g. a text tool call whose arguments hold the expected number."""
+    return pass_shape(trial_evidence(record, snapshots))

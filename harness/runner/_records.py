@@ -94,6 +94,9 @@ class TrialRecord(_Model):
     """A failed trial's failure mode (``harness.analysis.FAILURE_MODES``); null for any other status."""
     failureDetail: str | None = None
     """What the classifier saw: the turn and the answer or check behind the mode."""
+    passShape: str | None = None
+    """A passed trial whose answer has a failure's shape (a text tool call, an echo) that its answer
+    checks let through: the mode and what the classifier saw; null otherwise."""
     sessionId: str | None = None
     startedAt: str | None = None
     finishedAt: str | None = None

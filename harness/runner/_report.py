@@ -34,7 +34,7 @@ from harness.report import TrialMetrics as ReportMetrics
 from protocols import resolve
 
 from ._cache import cache_caveats
-from ._caveats import not_exercised_caveats, repeat_caveats, unsupported_input_caveats
+from ._caveats import not_exercised_caveats, pass_shape_caveats, repeat_caveats, unsupported_input_caveats
 from ._differences import group_differences
 from ._expect import evaluate
 from ._infra import infrastructure
@@ -86,6 +86,7 @@ def _trial(r: TrialRecord) -> TrialReport:
         id=r.id, repeat=r.repeat, attempt=r.attempt, status=r.status, sessionId=r.sessionId,
         transcript=transcript_name(r) if r.sessionId else None, startedAt=r.startedAt, finishedAt=r.finishedAt,
         error=r.reason, failureMode=r.failureMode, failureDetail=r.failureDetail,  # type: ignore[arg-type]
+        passShape=r.passShape,
         sampling=r.sampling, runs=runs, checks=r.checks,
         metrics=_metrics(r.metrics))
 
@@ -147,6 +148,7 @@ def build_report(exp: Experiment, request: Any, experiment_id: str, status: str,
     sampling = plan.models.sampling.model_dump()
     caveats = unsupported_input_caveats(exp.records, s.agent_model) + list(findings.caveats)
     caveats += not_exercised_caveats(groups)
+    caveats += pass_shape_caveats(groups)
     caveats += repeat_caveats(groups, sampling)
     asked = compressions(exp.records, "agent")
     if asked and not ran:

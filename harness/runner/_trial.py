@@ -18,7 +18,7 @@ from harness.plan import StageSpec
 from ._budget import StopRequested
 from ._cache import enter_trial
 from ._checks import TrialView, trial_check, turn_check
-from ._diagnose import diagnose
+from ._diagnose import diagnose, shape_of_pass
 from ._infra import attempt_kinds
 from ._records import CallMetric, CheckResult, ToolCallMetric, TrialMetrics, TrialRecord, trial_id
 from ._repeats import mark_calls
@@ -89,10 +89,12 @@ def judge(record: TrialRecord, stage: StageSpec, view: TrialView) -> None:
     record.status = "failed" if failed or missing else "passed"
     reasons = [f"{c.name}: {c.detail}" for c in failed] + [f"{c.name} not exercised: {c.detail}" for c in missing]
     record.reason = "; ".join(reasons) if reasons else None
-    record.failureMode = record.failureDetail = None
+    record.failureMode = record.failureDetail = record.passShape = None
     if record.status == "failed":
         diagnosis = diagnose(record, view.snapshots)
         record.failureMode, record.failureDetail = diagnosis.mode, diagnosis.detail
+    elif (shape := shape_of_pass(record, view.snapshots)) is not None:
+        record.passShape = f"{shape.mode}: {shape.detail}"
 
 
 def _status(stage: StageSpec, runs: list[RunResult], stopped: str | None) -> tuple[Any, str | None]:

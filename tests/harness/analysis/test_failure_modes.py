@@ -22,6 +22,7 @@ from harness.analysis import (
     classify_failure,
     echo_source,
     mode_counts,
+    pass_shape,
 )
 from harness.runner import TrialRecord
 from harness.runner._diagnose import diagnose
@@ -163,3 +164,29 @@ def test_mode_counts_follow_the_documented_order() -> None:
     assert mode_counts(["wrong_answer", "state_echo", None, "state_echo"]) == {"state_echo": 2, "wrong_answer": 1}
     assert set(FAILURE_MODES) >= {"state_echo", "tool_call_as_text", "truncated", "wrong_answer", "tool_misuse",
                                   "no_answer", "step_limit", "other"}
+
+
+def _passed_turn(answer: str) -> TrialEvidence:
+    return TrialEvidence(turns=(TurnEvidence(turn=1, answer=answer, status="completed", derived=DERIVED,
+                                             tools=TOOLS),))
+
+
+@pytest.mark.parametrize(("answer", "mode"), [
+    # passes recorded on the local probe (Qwen2.5-Coder-0.5B, llama.cpp): the number is there, the answer is not
+    ('[budget_lookup] The remaining budget is 12000 - 4350 = 7650', "state_echo"),  # a tool's tag line
+    ('[context_header] Derived by the host … {"remaining": 7650}', "state_echo"),  # a derived tag line
+    ('{"windowId": "main", "revision": 0, "result": "12000 - 4350 = 7650"}', "state_echo"),  # state JSON keys
+    ('{"name": "budget_lookup", "arguments": {"remaining": 7650}}', "tool_call_as_text"),
+])
+def test_a_pass_with_a_failures_shape_is_flagged(answer: str, mode: str) -> None:
+    shape = pass_shape(_passed_turn(answer))
+    assert shape is not None and shape.mode == mode
+
+
+@pytest.mark.parametrize("answer", [
+    "还剩 7650 元预算（12000 − 4350）。",
+    # repeating what the header shows (the model's own window memory) is answering, not echoing
+    'Not a message of the user and not window history: ACME pays in CNY; 7650 remain.',
+])
+def test_a_plain_pass_is_not_flagged(answer: str) -> None:
+    assert pass_shape(_passed_turn(answer)) is None
