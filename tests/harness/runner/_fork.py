@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.runner import TrialRecord
+from harness.server import fetch_stats
 
 
 def _cli(argv: list[str], log: str) -> None:
@@ -72,3 +73,13 @@ def lock_holder(directory: Path) -> dict[str, Any]:
         return data
     except (FileNotFoundError, ValueError):
         return {}
+
+
+def idle(url: str, tries: int = 1000) -> dict[str, Any]:
+    """The scripted server's stats once the requests of a killed runner have drained."""
+    for _ in range(tries):
+        stats = fetch_stats(url)
+        if stats["in_flight"] == 0:
+            return stats
+        time.sleep(0.01)
+    raise AssertionError("the scripted server never went idle")

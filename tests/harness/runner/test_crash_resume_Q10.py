@@ -19,7 +19,8 @@ import pytest
 
 from harness.models import Prices
 from harness.runner import TrialRecord
-from harness.server import fetch_stats, running_server
+from harness.server import running_server
+from tests.harness.runner._fork import idle, records
 from tests.harness.runner._run import FIXED_PLAN, run_plan
 
 GROUPS = ["A", "v1", "prefix"]  # 16 trials, every stage, about 60 calls
@@ -40,34 +41,13 @@ def _cli(argv: list[str]) -> None:
     os._exit(0)
 
 
-def _records(run_dir: Path) -> list[TrialRecord]:
-    out = []
-    path = run_dir / "trials.jsonl"
-    for line in path.read_text(encoding="utf-8").splitlines() if path.exists() else []:
-        try:
-            out.append(TrialRecord.model_validate_json(line))
-        except ValueError:
-            continue
-    return out
-
-
-def _idle(url: str) -> dict[str, Any]:
-    """Stats once the requests of a killed runner have drained (nothing forks mid-request)."""
-    for _ in range(500):
-        stats = fetch_stats(url)
-        if stats["in_flight"] == 0:
-            return stats
-        time.sleep(0.01)
-    raise AssertionError("the scripted server never went idle")
-
-
 def _run_until(argv: list[str], run_dir: Path, finished: int | None) -> int:
     """Start ``harness run``; SIGKILL it once ``finished`` trials are persisted (None: let it end)."""
     child = multiprocessing.get_context("fork").Process(target=_cli, args=(argv,))
     child.start()
     deadline = time.monotonic() + 60
     while finished is not None and child.is_alive() and time.monotonic() < deadline:
-        if sum(r.finished for r in _records(run_dir)) >= finished:
+        if sum(r.finished for r in records(run_dir)) >= finished:
             child.kill()
             break
         time.sleep(0.005)
@@ -96,27 +76,27 @@ def test_sigkill_twice_then_resume_matches_an_uninterrupted_run_Q10(
     with running_server(model="oracle") as url:
         reference = run_plan(tmp_path / "reference", MODEL, api_base=url, groups=GROUPS, concurrency=4,
                              prices=price)
-        ref_requests = _idle(url)["requests"]
+        ref_requests = idle(url)["requests"]
         assert ref_requests == sum(len(r.calls) for r in reference.experiment.records)  # the counting holds
 
         argv += ["--api-base", url]
         killed = _run_until([*argv, "--out", str(run_dir)], run_dir, finished=3)
-        done_1 = {r.id: r.sessionId for r in _records(run_dir) if r.finished}
+        done_1 = {r.id: r.sessionId for r in records(run_dir) if r.finished}
         assert killed == -9 and 3 <= len(done_1) < 16
-        _idle(url)
+        idle(url)
         killed = _run_until([*argv, "--resume", str(run_dir)], run_dir, finished=len(done_1) + 4)
-        done_2 = {r.id: r.sessionId for r in _records(run_dir) if r.finished}
+        done_2 = {r.id: r.sessionId for r in records(run_dir) if r.finished}
         assert killed == -9 and len(done_2) < 16
-        before_last = _idle(url)["requests"]
-        lines_before_last = len(_records(run_dir))
+        before_last = idle(url)["requests"]
+        lines_before_last = len(records(run_dir))
         assert _run_until([*argv, "--resume", str(run_dir)], run_dir, finished=None) == 0
-        last_requests = _idle(url)["requests"] - before_last
+        last_requests = idle(url)["requests"] - before_last
 
-    records = _records(run_dir)
-    finished_ids = [r.id for r in records if r.finished]
+    recorded = records(run_dir)
+    finished_ids = [r.id for r in recorded if r.finished]
     assert len(finished_ids) == len(set(finished_ids)) == 16  # no finished trial ran twice
     # The last process called the model exactly for the trials it ran: none for earlier ones.
-    assert last_requests == sum(len(r.calls) for r in records[lines_before_last:])
+    assert last_requests == sum(len(r.calls) for r in recorded[lines_before_last:])
     report = json.loads((run_dir / "report.json").read_text(encoding="utf-8"))
     expected = json.loads((reference.run_dir / "report.json").read_text(encoding="utf-8"))
     got, want = _trials(report), _trials(expected)

@@ -7,30 +7,19 @@ from __future__ import annotations
 import os
 import signal
 import socket
-import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from harness.cli import app
 from harness.runner import RunLocked, exclusive, shared
-from harness.server import fetch_stats, running_server
-from tests.harness.runner._fork import finish, lock_holder, records, start, wait_for
+from harness.server import running_server
+from tests.harness.runner._fork import finish, idle, lock_holder, records, start, wait_for
 from tests.harness.runner._run import FIXED_PLAN, run_plan
 
 MODEL = "openai/oracle"
 runner = CliRunner()
-
-
-def _idle(url: str) -> dict[str, Any]:
-    for _ in range(1000):
-        stats = fetch_stats(url)
-        if stats["in_flight"] == 0:
-            return stats
-        time.sleep(0.01)
-    raise AssertionError("the scripted server never went idle")
 
 
 def test_two_resumes_at_once_one_is_refused_and_no_trial_runs_twice(
@@ -46,7 +35,7 @@ def test_two_resumes_at_once_one_is_refused_and_no_trial_runs_twice(
         first.kill()
         assert finish(first) == -signal.SIGKILL
         assert lock_holder(run_dir)["pid"] == first.pid  # the killed holder's description stays ...
-        before = _idle(url)["requests"]
+        before = idle(url)["requests"]
         lines_before = len(records(run_dir))
 
         resume = [*argv[:1], str(FIXED_PLAN), "--resume", str(run_dir)]  # settings come from run.json
@@ -59,7 +48,7 @@ def test_two_resumes_at_once_one_is_refused_and_no_trial_runs_twice(
         finally:
             os.kill(a.pid, signal.SIGCONT)
         assert finish(a) == 0, (tmp_path / "a.log").read_text()
-        during = _idle(url)["requests"] - before
+        during = idle(url)["requests"] - before
 
     refused = (tmp_path / "b.log").read_text(encoding="utf-8")
     assert f"{run_dir} is in use by harness run pid {a.pid} on host {socket.gethostname()}, started at 20" in refused
