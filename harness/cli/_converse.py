@@ -86,7 +86,7 @@ def converse_cmd(
         raise typer.Exit(3)
 
 
-async def _converse(engine, inputs: list[str]):  # type: ignore[no-untyped-def]
+async def _converse(engine, inputs: list[str]):
     session_id = engine.create_session()
     results = []
     for text in inputs:
@@ -97,7 +97,7 @@ async def _converse(engine, inputs: list[str]):  # type: ignore[no-untyped-def]
     return results
 
 
-def _print(results, folder: Path) -> None:  # type: ignore[no-untyped-def]
+def _print(results, folder: Path) -> None:
     table = Table(title=f"session {results[0].session_id}", title_justify="left")
     for col in ("turn", "status", "steps", "tool calls", "tokens in/out", "cost", "final answer"):
         table.add_column(col, overflow="fold")
@@ -117,7 +117,7 @@ def _print(results, folder: Path) -> None:  # type: ignore[no-untyped-def]
     console.print(f"state, snapshots and runs written to [bold]{plain(folder)}[/]")
 
 
-def _cost(result) -> str:  # type: ignore[no-untyped-def]
+def _cost(result) -> str:
     """USD of the run's calls, or "price unknown" when any call had no price (never a silent $0)."""
     if result.usd is None or any(not c.price_known for c in result.calls):
         return "price unknown"

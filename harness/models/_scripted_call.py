@@ -71,7 +71,7 @@ def count_tokens(
     """``(prompt_tokens, completion_tokens)`` with litellm's tokenizer (tiktoken, offline)."""
     import litellm  # slow import, only when counting
 
-    prompt = litellm.token_counter(messages=messages, tools=tools or None)
+    prompt = litellm.token_counter(messages=messages, tools=tools or None)  # type: ignore[arg-type]
     return int(prompt), completion_tokens(content, tool_calls)
 
 

@@ -31,7 +31,7 @@ class ScriptedProvider(CustomLLM):
         super().__init__()
         self.resolve_model = resolve_model
 
-    async def acompletion(  # type: ignore[override]
+    async def acompletion(
         self, model: str, messages: list[dict[str, Any]], *args: Any, **kwargs: Any
     ) -> ModelResponse:
         optional_params: dict[str, Any] = kwargs.get("optional_params") or {}

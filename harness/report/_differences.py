@@ -30,7 +30,7 @@ def word_diff(control: str, group: str) -> list[WordChange]:
     """The words that differ between two texts (whitespace-separated words; empty when identical)."""
     a, b = control.split(), group.split()
     ops = difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
-    return [WordChange(op=op, control=" ".join(a[i1:i2]), group=" ".join(b[j1:j2]))  # type: ignore[arg-type]
+    return [WordChange(op=op, control=" ".join(a[i1:i2]), group=" ".join(b[j1:j2]))
             for op, i1, i2, j1, j2 in ops if op != "equal"]
 
 

@@ -29,7 +29,7 @@ from harness.plan import BudgetSpec, GroupSpec
 from ._differences import GroupDifference
 from ._workflow import ExpectationResult, GroupInfrastructure, Override
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Literal[1] = 1
 
 ReportStatus = Literal["completed", "stopped", "failed"]
 TrialStatus = Literal["passed", "failed", "error", "skipped"]

@@ -21,7 +21,7 @@ from ._json import ReportError, write_json_atomic
 from ._models import PlanRef, Spent
 from ._workflow import ExpectationResult
 
-SWEEP_SCHEMA_VERSION = 1
+SWEEP_SCHEMA_VERSION: Literal[1] = 1
 SWEEP_FILE = "sweep.json"
 
 ModelRunStatus = Literal["pending", "completed", "stopped", "failed", "not_run"]

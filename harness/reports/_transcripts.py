@@ -72,7 +72,7 @@ def text_of(content: Any) -> str:
 
 
 def _call_parts(call: dict[str, Any]) -> tuple[str, str, str]:
-    fn = call.get("function") if isinstance(call.get("function"), dict) else call
+    fn: dict[str, Any] = call["function"] if isinstance(call.get("function"), dict) else call
     args = fn.get("arguments", "")
     if not isinstance(args, str):
         args = json.dumps(args, ensure_ascii=False, sort_keys=True)

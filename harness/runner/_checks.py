@@ -41,7 +41,7 @@ class TrialView:
 
 
 def _r(name: str, result: str, detail: str, evidence: list[str] | None = None, turn: int | None = None) -> CheckResult:
-    return CheckResult(name=name, result=result, detail=detail, evidence=evidence or [], turn=turn)  # type: ignore[arg-type]
+    return CheckResult(name=name, result=result, detail=detail, evidence=evidence or [], turn=turn)
 
 
 # turn checks --------------------------------------------------------------------------------------
@@ -108,7 +108,7 @@ def state_in_every_request(check: Any, view: TrialView) -> CheckResult:
             problems.append(f"{sid}: {len(at)} context_state messages")
             continue
         pos = at[0]
-        header = next((s for s in sources if s.get("type") == "context_header"), {})
+        header: dict[str, Any] = next((s for s in sources if s.get("type") == "context_header"), {})
         expected_pos = 2 if placement == "before_history_assistant" else len(sources) - 1
         if pos != expected_pos:
             problems.append(f"{sid}: context_state at position {pos}, {placement} puts it at {expected_pos}")

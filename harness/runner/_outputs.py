@@ -31,7 +31,7 @@ def write_outputs(request: Any, exp: Any, experiment_id: str, status: str, stop_
     experiment = ExperimentRow(
         experiment_id=experiment_id, plan_id=exp.plan.id, plan_sha256=request.plan_sha256,
         model_agent=s.agent_model, model_maintainer=s.maintainer_model,
-        model_kind=model_kind(s.agent_model),  # type: ignore[arg-type]
+        model_kind=model_kind(s.agent_model),
         status=status, stop_reason=stop_reason, created_at=report.createdAt)
     path = out / METRICS_FILE
     path.unlink(missing_ok=True)  # derived from trials.jsonl: rewritten whole on every (resumed) finish

@@ -85,7 +85,7 @@ def _trial(r: TrialRecord) -> TrialReport:
     return TrialReport(
         id=r.id, repeat=r.repeat, attempt=r.attempt, status=r.status, sessionId=r.sessionId,
         transcript=transcript_name(r) if r.sessionId else None, startedAt=r.startedAt, finishedAt=r.finishedAt,
-        error=r.reason, failureMode=r.failureMode, failureDetail=r.failureDetail,  # type: ignore[arg-type]
+        error=r.reason, failureMode=r.failureMode, failureDetail=r.failureDetail,
         passShape=r.passShape,
         sampling=r.sampling, runs=runs, checks=r.checks,
         metrics=_metrics(r.metrics))
@@ -173,9 +173,9 @@ def build_report(exp: Experiment, request: Any, experiment_id: str, status: str,
         else []
     return Report(
         harnessVersion=harness.__version__, createdAt=datetime.now(UTC), experimentId=experiment_id,
-        status=status, stopReason=stop_reason, stopDetail=exp.ledger.stop_detail,  # type: ignore[arg-type]
+        status=status, stopReason=stop_reason, stopDetail=exp.ledger.stop_detail,
         plan=PlanRef(id=plan.id, sha256=request.plan_sha256, path=request.plan_path),
-        model=ModelInfo(agent=s.agent_model, maintainer=s.maintainer_model, kind=kind,  # type: ignore[arg-type]
+        model=ModelInfo(agent=s.agent_model, maintainer=s.maintainer_model, kind=kind,
                         apiBase=s.api_base, sampling=sampling,
                         prices={m: ModelPrice(**exp.prices.wire([m])[m]) for m in used}),
         budget=budget_report(exp, used),

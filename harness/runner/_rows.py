@@ -39,13 +39,13 @@ def table_rows(experiment: ExperimentRow, records: list[TrialRecord]) -> dict[st
                                          final_answer=run.final_answer))
         for call in r.calls:
             tables["llm_calls"].append(LlmCallRow(
-                **base, run_id=call.runId or None, call_seq=call.seq, role=call.role, model=call.model,  # type: ignore[arg-type]
+                **base, run_id=call.runId or None, call_seq=call.seq, role=call.role, model=call.model,
                 input_tokens=call.inputTokens, cached_input_tokens=call.cachedInputTokens,
                 output_tokens=call.outputTokens, usd=call.usd, latency_ms=call.latencyMs, retries=call.retries,
                 status=call.status, request_sha256=call.requestSha256 or None, cached=call.cached,
                 temperature=call.temperature, top_p=call.topP, seed=call.seed))
             tables["request_segments"] += [
-                RequestSegmentRow(**base, call_seq=call.seq, segment=segment, tokens=int(call.segments[segment]))  # type: ignore[arg-type]
+                RequestSegmentRow(**base, call_seq=call.seq, segment=segment, tokens=int(call.segments[segment]))
                 for segment in SEGMENTS if segment in call.segments]
         tables["tool_calls"] += [ToolCallRow(
             **base, run_id=tc.runId, step=tc.step, tool_name=tc.toolName, args_sha256=tc.argsSha256,
