@@ -22,6 +22,7 @@ from harness.runner import (
     StorageError,
     resume_command,
 )
+from harness.runner._cache import CACHE_FOLDER
 from protocols import FrozenView, MessageDraft, new_run_id, resolve
 from protocols.store import MemoryStore
 
@@ -130,7 +131,10 @@ def guarded(work: Callable[[], T], out_dir: Path, plan_path: str) -> T | int:
 def storage_failed(exc: StorageError, out_dir: Path, plan_path: str) -> None:
     """A folder the harness cannot write: named, and what to do; no traceback (issue 10)."""
     err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
-    if (out_dir / MANIFEST).is_file() or is_sweep(out_dir):
+    if exc.what == CACHE_FOLDER:
+        err_console.print("no model was called; give a writable folder to --cache (or leave it out) and run again",
+                          markup=False, soft_wrap=True)
+    elif (out_dir / MANIFEST).is_file() or is_sweep(out_dir):
         err_console.print("what the run recorded before is kept; once the folder is writable and has space again, "
                           f"continue with: {resume_command(plan_path, out_dir)}", markup=False, soft_wrap=True)
     else:

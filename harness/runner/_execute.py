@@ -22,6 +22,7 @@ from protocols import resolve
 from protocols.store import SqliteStore
 
 from ._budget import BudgetLedger
+from ._cache import check_cache
 from ._lock import exclusive
 from ._outputs import write_outputs
 from ._overrides import OverrideSpec, check_same_overrides
@@ -102,13 +103,15 @@ async def execute(request: RunRequest, on_trial: ProgressHook | None = None, *, 
     enters / leaves a stage, ``on_call`` per settled model call (the ledger's record: model, ok, tokens, usd).
 
     Raises ``RunLocked`` when another process holds the directory, ``ResumeRefused`` for a wrong
-    resume, ``StorageError`` when the directory cannot be written before the run started or its
-    outputs cannot be written after it (a refused write during the run stops it instead:
-    ``RunOutcome.storage_error``)."""
+    resume, ``StorageError`` when the directory (or the ``--cache`` folder) cannot be written before
+    the run started or its outputs cannot be written after it (a refused write during the run stops
+    it instead: ``RunOutcome.storage_error``)."""
     prices = prepare_prices(request)
     run_dir = RunDir(request.out_dir)
     if request.resume:
         run_dir.check_resume(request.plan_sha256)  # before the lock: a mistyped path makes no directory
+    if request.settings.cache_dir is not None:
+        check_cache(request.settings.cache_dir)  # an unusable --cache: exit 2 before any directory or call
     with exclusive(request.out_dir, "harness run"):
         return await _execute(request, prices, run_dir, on_trial, on_stage, on_call)
 

@@ -31,6 +31,7 @@ class StorageError(Exception):
     def __init__(self, directory: Path, cause: BaseException, what: str = "the run directory") -> None:
         self.directory = directory
         self.cause = cause
+        self.what = what
         super().__init__(f"cannot write to {what} {directory}: {describe(cause)}")
 
 
