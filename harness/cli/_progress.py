@@ -1,7 +1,8 @@
 """``harness run``'s progress: Rich bars per stage on a terminal; plain lines anywhere else.
 
 Without a terminal (``nohup``, CI, a pipe) the bars are off, so the run prints plain progress lines
-instead: one at the start, one as each group enters or leaves a stage, and one at least every
+instead: one as the run really starts (after the directory's lock and checks: a refused run prints
+none), one as each group enters or leaves a stage, and one at least every
 ``PROGRESS_EVERY_S`` seconds in between (trials done / planned, model calls, tokens, errors), so a
 long run never looks dead. A background thread covers the quiet stretches; every hook also checks
 the clock, so with the interval shrunk (tests) a line follows every event.
@@ -54,9 +55,20 @@ class Progress:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self.started = False
 
     # context ----------------------------------------------------------------------------------
     def __enter__(self) -> Progress:
+        return self
+
+    def start(self) -> None:
+        """The run really started (``execute``'s ``on_start``: the lock is held, the directory checked
+        and written): the bars, or the first plain line and the ticker, begin now. A run refused
+        before (a locked or read-only directory, an unusable --cache) prints no progress at all."""
+        if self.started:
+            return
+        self.started = True
+        self._started = self._last = time.monotonic()
         self.bars.__enter__()
         if self.plain:
             stages = ", ".join(f"{s} {int(self.bars.tasks[t].total or 0)}" for s, t in self.tasks.items())
@@ -64,9 +76,10 @@ class Progress:
                        f"concurrency {self.concurrency}; a progress line at least every {PROGRESS_EVERY_S:g} s")
             self._thread = threading.Thread(target=self._tick, name="progress", daemon=True)
             self._thread.start()
-        return self
 
     def __exit__(self, *exc: object) -> None:
+        if not self.started:
+            return
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
@@ -113,7 +126,8 @@ class Progress:
 
     def hooks(self) -> dict[str, Any]:
         """The keyword hooks of ``harness.runner.execute``."""
-        return {"on_trial": self.on_trial, "on_stage": self.on_stage, "on_call": self.on_call}
+        return {"on_trial": self.on_trial, "on_stage": self.on_stage, "on_call": self.on_call,
+                "on_start": self.start}
 
     # lines ------------------------------------------------------------------------------------
     def totals(self) -> str:

@@ -97,10 +97,13 @@ def run_preflight(request: RunRequest, groups: list[Any]) -> list[dict[str, Any]
 
 
 async def execute(request: RunRequest, on_trial: ProgressHook | None = None, *, on_stage: StageHook | None = None,
-                  on_call: Callable[[dict[str, Any]], None] | None = None) -> RunOutcome:
+                  on_call: Callable[[dict[str, Any]], None] | None = None,
+                  on_start: Callable[[], None] | None = None) -> RunOutcome:
     """Run the experiment in ``request.out_dir``, holding the directory's lock throughout (``_lock``).
-    Hooks (all optional, for progress views): ``on_trial`` per finished trial, ``on_stage`` as a group
-    enters / leaves a stage, ``on_call`` per settled model call (the ledger's record: model, ok, tokens, usd).
+    Hooks (all optional, for progress views): ``on_start`` once the run really starts (the lock is
+    held, the directory written and the store open: a refused run never calls it), ``on_trial`` per
+    finished trial, ``on_stage`` as a group enters / leaves a stage, ``on_call`` per settled model
+    call (the ledger's record: model, ok, tokens, usd).
 
     Raises ``RunLocked`` when another process holds the directory, ``ResumeRefused`` for a wrong
     resume, ``StorageError`` when the directory (or the ``--cache`` folder) cannot be written before
@@ -113,11 +116,12 @@ async def execute(request: RunRequest, on_trial: ProgressHook | None = None, *, 
     if request.settings.cache_dir is not None:
         check_cache(request.settings.cache_dir)  # an unusable --cache: exit 2 before any directory or call
     with exclusive(request.out_dir, "harness run"):
-        return await _execute(request, prices, run_dir, on_trial, on_stage, on_call)
+        return await _execute(request, prices, run_dir, on_trial, on_stage, on_call, on_start)
 
 
 async def _execute(request: RunRequest, prices: PriceTable, run_dir: RunDir, on_trial: ProgressHook | None,
-                   on_stage: StageHook | None, on_call: Callable[[dict[str, Any]], None] | None) -> RunOutcome:
+                   on_stage: StageHook | None, on_call: Callable[[dict[str, Any]], None] | None,
+                   on_start: Callable[[], None] | None) -> RunOutcome:
     plan, settings = request.plan, request.settings
     if request.resume:
         manifest = run_dir.check_resume(request.plan_sha256)
@@ -154,6 +158,8 @@ async def _execute(request: RunRequest, prices: PriceTable, run_dir: RunDir, on_
         ledger.restore(run_dir.spent())
     experiment = Experiment(plan=plan, settings=settings, ledger=ledger, prices=prices, run_dir=run_dir,
                             store=store, previous=previous, on_trial=on_trial, on_stage=on_stage)
+    if on_start is not None:
+        on_start()
     try:
         with interrupt_handlers(ledger):
             await experiment.run()

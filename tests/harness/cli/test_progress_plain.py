@@ -4,6 +4,7 @@ calls, tokens, errors), and at the end. The interval is shrunk here instead of s
 
 from __future__ import annotations
 
+import errno
 import re
 from pathlib import Path
 
@@ -44,3 +45,32 @@ def test_periodic_lines_wait_for_the_interval(tmp_path: Path, monkeypatch: pytes
     out = _run(tmp_path)
     assert "run started" in out and "stage simple: group A passed" in out and "run finished: 6/6" in out
     assert "] progress: " not in out  # start, stage and end lines only: the interval never passed
+
+
+def test_a_refused_run_prints_no_progress(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Progress begins once the run really started: a directory another process holds, a read-only
+    --out and an unusable --cache are refused (exit 2) with no "run started … run finished" before
+    the error."""
+    from harness.runner import _persist, exclusive
+
+    def refused(*args: str) -> str:
+        result = CliRunner().invoke(app, ["run", str(FIXED_PLAN), "--group", "A", "--stage", "simple", *args])
+        assert result.exit_code == 2, result.output
+        assert "error: " in result.output
+        assert "run started" not in result.output and "run finished" not in result.output, result.output
+        return result.output
+
+    done = tmp_path / "done"
+    assert "run finished: 6/6" in _run(tmp_path)  # plain lines when the run does start
+    CliRunner().invoke(app, ["run", str(FIXED_PLAN), "--group", "A", "--stage", "simple", "--out", str(done)])
+    with exclusive(done, "another harness run"):  # a second, concurrent --resume of the directory
+        assert "is in use by" in " ".join(refused("--resume", str(done)).split())
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x", encoding="utf-8")
+    refused("--out", str(tmp_path / "new"), "--cache", str(a_file))
+
+    def read_only(*_args: object) -> None:
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(_persist, "_write_json", read_only)
+    assert "Read-only file system" in refused("--out", str(tmp_path / "ro"))
