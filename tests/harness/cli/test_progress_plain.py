@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -74,3 +75,58 @@ def test_a_refused_run_prints_no_progress(tmp_path: Path, monkeypatch: pytest.Mo
 
     monkeypatch.setattr(_persist, "_write_json", read_only)
     assert "Read-only file system" in refused("--out", str(tmp_path / "ro"))
+
+
+class _FakeTime:
+    """A clock and the ticker's stop event in one: ``wait(t)`` advances the clock by ``t`` at once,
+    firing the events planned on the way (a stage line from the run's loop) at their own times."""
+
+    def __init__(self, events: list[tuple[float, Callable[[], None]]], horizon: float) -> None:
+        self.now, self.events, self.horizon, self.waits = 0.0, sorted(events, key=lambda e: e[0]), horizon, 0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waits += 1
+        assert timeout is not None and self.waits < 10_000, "the ticker must wait a finite, non-zero time"
+        target = self.now + timeout
+        while self.events and self.events[0][0] <= target:
+            when, event = self.events.pop(0)
+            self.now = when
+            event()
+        self.now = target
+        return self.now >= self.horizon  # "stopped": the run ended
+
+
+@pytest.mark.parametrize("every", [3.0, 30.0])
+def test_no_gap_between_lines_is_longer_than_the_interval(monkeypatch: pytest.MonkeyPatch, every: float) -> None:
+    """The ticker sleeps until the next line is due, so stage lines at odd times (which restart the
+    interval) never stretch a gap past it: ticking at a third of the interval gave gaps of up to
+    4/3 of it (36–40 s for 30 s)."""
+    from harness.plan import parse_plan
+    from harness.runner import RunRequest, Settings
+    from tests.harness.runner._run import plan_data
+
+    monkeypatch.setattr(_progress, "PROGRESS_EVERY_S", every)
+    plan, sha = parse_plan(plan_data())
+    progress = _progress.Progress(RunRequest(plan=plan, plan_sha256=sha, plan_path="p.json", out_dir=Path("-"),
+                                             settings=Settings(agent_model="m", maintainer_model="m")), plain=True)
+    stage_times = [every * k for k in (0.2, 1.7, 1.75, 4.1, 9.9)]
+    fake = _FakeTime([(t, lambda t=t: progress.on_stage("start", "A", f"s{t}", None)) for t in stage_times],
+                     every * 20)
+    times: list[float] = []
+    real_line = progress._line
+
+    def line(text: str) -> None:
+        times.append(fake.now)
+        real_line(text)
+
+    monkeypatch.setattr(progress, "_clock", fake)
+    monkeypatch.setattr(progress, "_stop", fake)
+    monkeypatch.setattr(progress, "_line", line)
+    progress._last = 0.0
+    progress._tick()
+    gaps = [b - a for a, b in zip([0.0, *times], times, strict=False)]
+    assert len(times) >= 18 and all(0 < g <= every + 1e-9 for g in gaps), gaps
+    assert [t for t in stage_times if t in times] == stage_times  # each stage line, then the interval restarts
