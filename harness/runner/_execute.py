@@ -45,11 +45,15 @@ class RunRequest:
     out_dir: Path
     resume: bool = False
     max_usd: float | None = None
+    max_total_tokens: int | None = None
+    max_llm_calls: int | None = None
+    """``--max-usd`` / ``--max-total-tokens`` / ``--max-llm-calls``: replace the plan's cap (``cap_overrides``)."""
     cli_prices: dict[str, Prices] = field(default_factory=dict)
     render: bool = True
     """Render report.html / report.md / plots after the run (``harness report DIR`` can do it later)."""
     budget: BudgetSpec | None = None
-    """Caps replacing the plan's (a sweep gives each model what the earlier models left); ``max_usd`` still wins."""
+    """Caps replacing the plan's (a sweep gives each model what the earlier models left); the command line's
+    ``max_*`` still win."""
     expect: list[Expectation] = field(default_factory=list)
     """``--expect``: checked with the plan's ``expect`` after the run (``_expect``)."""
     override_spec: OverrideSpec = field(default_factory=OverrideSpec)
@@ -70,9 +74,16 @@ class RunOutcome:
     """The write the disk refused during the run, which stopped it (``stop_reason`` ``storage_error``)."""
 
 
+def cap_overrides(request: RunRequest) -> dict[str, float | int]:
+    """The caps the command line set, by the plan's budget field name."""
+    given = {"maxUsd": request.max_usd, "maxTotalTokens": request.max_total_tokens,
+             "maxLlmCalls": request.max_llm_calls}
+    return {cap: value for cap, value in given.items() if value is not None}
+
+
 def effective_budget(request: RunRequest) -> Any:
-    budget = request.budget or request.plan.budget
-    return budget if request.max_usd is None else budget.model_copy(update={"maxUsd": request.max_usd})
+    """The caps this run keeps to: the plan's (or a sweep member's share), with the command line's overrides."""
+    return (request.budget or request.plan.budget).model_copy(update=cap_overrides(request))
 
 
 def prepare_prices(request: RunRequest) -> PriceTable:
