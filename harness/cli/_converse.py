@@ -19,7 +19,9 @@ from protocols.store import MemoryStore
 from ..models import looks_like_unparsed_tool_call
 from ._app import app, fail, parse_options, plain, user_errors
 
-FIXED_PLAN = Path("plans/unified-mapping-ab-20261005/experiment-plan.json")
+FIXED_PLAN = Path(__file__).resolve().parents[2] / "plans" / "unified-mapping-ab-20261005" / "experiment-plan.json"
+"""The default --plan: the fixed plan of the repository the package is installed from (``pip install
+-e``, as scripts/bootstrap.sh does), found from the package, never from the current folder."""
 
 
 @app.command("converse")
@@ -32,8 +34,9 @@ def converse_cmd(
     api_base: Annotated[str | None, typer.Option("--api-base", help="OpenAI-compatible server URL.")] = None,
     maintainer_model: Annotated[str | None, typer.Option(
         "--maintainer-model", help="Model of the maintainer role (default: the agent's).")] = None,
-    plan: Annotated[Path, typer.Option("--plan", help="Plan whose agent (prompt, inputs, tools, project data) "
-                                       "is used.")] = FIXED_PLAN,
+    plan: Annotated[Path | None, typer.Option(
+        "--plan", help="Plan whose agent (prompt, inputs, tools, project data) is used; default: the repository's "
+                       "fixed plan (plans/unified-mapping-ab-20261005/experiment-plan.json), from any folder.")] = None,
     threshold: Annotated[int | None, typer.Option(
         "--maintenance-threshold", help="Input tokens at which the host compresses the window (P-50).")] = None,
     max_steps: Annotated[int, typer.Option("--max-steps", help="Step limit per run.")] = 12,
@@ -53,9 +56,12 @@ def converse_cmd(
     from ..models import make_model
     from ..plan import load_plan
 
+    if plan is None and not FIXED_PLAN.is_file():
+        fail(f"no --plan given and the fixed plan is not at {FIXED_PLAN} (the package is not installed from its "
+             "repository): pass --plan PLAN")
     with user_errors():
         proto = resolve_ref(protocol, parse_options(option))
-        plan_model, _ = load_plan(plan)
+        plan_model, _ = load_plan(plan or FIXED_PLAN)
     agent = plan_model.agent.config()
     projects = {k: v.model_dump() for k, v in plan_model.agent.projects.items()}
     try:

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ._app import app, reflow_help, user_errors
+from ._app import app, fail, reflow_help, user_errors
 
 
 class Format(StrEnum):
@@ -39,6 +39,7 @@ def export_cmd(
     """
     from harness.metrics import ExportError, export_runs
     from harness.report import ReportError, is_sweep, read_sweep
+    from harness.runner import StorageError, storage_problem
 
     with user_errors():
         if is_sweep(run_dir):
@@ -53,7 +54,13 @@ def export_cmd(
                 raise ExportError(f"{run_dir} is a sweep none of whose models has run yet: nothing to export")
         else:
             members, skipped = [(None, run_dir)], []
-        written = export_runs(members, out or run_dir / "export", fmt.value)
+        target = out or run_dir / "export"
+        try:
+            written = export_runs(members, target, fmt.value)
+        except Exception as exc:  # a read-only, full or missing folder is the environment's (exit 2)
+            if not storage_problem(exc):
+                raise
+            fail(f"{StorageError(target, exc, 'the export folder')}; choose a writable --out")
     for model in skipped:
         typer.echo(f"not exported (no run yet): {model}", err=True)
     for path in written:

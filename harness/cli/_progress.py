@@ -1,10 +1,13 @@
 """``harness run``'s progress: Rich bars per stage on a terminal; plain lines anywhere else.
 
 Without a terminal (``nohup``, CI, a pipe) the bars are off, so the run prints plain progress lines
-instead: one at the start, one as each group enters or leaves a stage, and one at least every
+instead: one as the run really starts (after the directory's lock and checks: a refused run prints
+none), one as each group enters or leaves a stage, and one at least every
 ``PROGRESS_EVERY_S`` seconds in between (trials done / planned, model calls, tokens, errors), so a
-long run never looks dead. A background thread covers the quiet stretches; every hook also checks
-the clock, so with the interval shrunk (tests) a line follows every event.
+long run never looks dead. A background thread covers the quiet stretches: it sleeps exactly until
+the next line is due (the last line's time + the interval; any line, a stage's too, restarts the
+interval), so no gap is longer than the interval. Every hook also checks the clock, so with the
+interval shrunk to 0 (tests) a line follows every event and the thread is not needed.
 """
 
 from __future__ import annotations
@@ -50,23 +53,37 @@ class Progress:
         self.planned = sum(int(self.bars.tasks[t].total or 0) for t in self.tasks.values())
         self.done = self.error_trials = self.calls = self.failed_calls = self.tokens = self.cached = 0
         self.started_stages: set[str] = set()
-        self._started = self._last = time.monotonic()
+        self._clock = time.monotonic
+        self._started = self._last = self._clock()
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self.started = False
 
     # context ----------------------------------------------------------------------------------
     def __enter__(self) -> Progress:
+        return self
+
+    def start(self) -> None:
+        """The run really started (``execute``'s ``on_start``: the lock is held, the directory checked
+        and written): the bars, or the first plain line and the ticker, begin now. A run refused
+        before (a locked or read-only directory, an unusable --cache) prints no progress at all."""
+        if self.started:
+            return
+        self.started = True
+        self._started = self._last = self._clock()
         self.bars.__enter__()
         if self.plain:
             stages = ", ".join(f"{s} {int(self.bars.tasks[t].total or 0)}" for s, t in self.tasks.items())
             self._line(f"run started: at most {self.planned} trials ({stages}), model {self.model}, "
                        f"concurrency {self.concurrency}; a progress line at least every {PROGRESS_EVERY_S:g} s")
-            self._thread = threading.Thread(target=self._tick, name="progress", daemon=True)
-            self._thread.start()
-        return self
+            if PROGRESS_EVERY_S > 0:
+                self._thread = threading.Thread(target=self._tick, name="progress", daemon=True)
+                self._thread.start()
 
     def __exit__(self, *exc: object) -> None:
+        if not self.started:
+            return
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
@@ -113,7 +130,8 @@ class Progress:
 
     def hooks(self) -> dict[str, Any]:
         """The keyword hooks of ``harness.runner.execute``."""
-        return {"on_trial": self.on_trial, "on_stage": self.on_stage, "on_call": self.on_call}
+        return {"on_trial": self.on_trial, "on_stage": self.on_stage, "on_call": self.on_call,
+                "on_start": self.start}
 
     # lines ------------------------------------------------------------------------------------
     def totals(self) -> str:
@@ -122,16 +140,21 @@ class Progress:
                 f"errors: {self.failed_calls} calls, {self.error_trials} trials")
 
     def _maybe_line(self) -> None:
-        if self.plain and time.monotonic() - self._last >= PROGRESS_EVERY_S:
+        if self.plain and self._due_in() <= 0:
             self._line(f"progress: {self.totals()}")
 
+    def _due_in(self) -> float:
+        """Seconds until the next line is due: the last line's time + the interval."""
+        return max(0.0, self._last + PROGRESS_EVERY_S - self._clock())
+
     def _tick(self) -> None:
-        while not self._stop.wait(max(PROGRESS_EVERY_S / 3, 0.5)):
+        """Wake exactly when the next line is due; a line printed meanwhile moves the deadline."""
+        while not self._stop.wait(self._due_in()):
             self._maybe_line()
 
     def _line(self, text: str) -> None:
         with self._lock:
-            self._last = time.monotonic()
+            self._last = self._clock()
             elapsed = self._last - self._started
             console.print(f"[{elapsed:6.0f} s] {text}", markup=False, highlight=False, soft_wrap=True)
             console.file.flush()

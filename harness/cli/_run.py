@@ -36,6 +36,10 @@ from ._run_gate import DOC_EXPECT, DOC_JUNIT, DOC_REPEATS, DOC_SEED, DOC_TEMPERA
 from ._run_sweep import DOC_CACHE, DOC_MODEL, run_sweep
 from ._run_view import Progress, dry_run, guarded, price_refused, summary
 
+_DOC_TOKENS = ("Total-token cap, input + output (overrides the plan's maxTotalTokens); in a sweep, the pool all models "
+               "share. Raise it to resume a run stopped at budget_exhausted:totalTokens.")
+_DOC_CALLS = ("Model-call cap (overrides the plan's maxLlmCalls); in a sweep, the pool all models share. Raise it to "
+              "resume a run stopped at budget_exhausted:llmCalls.")
 _DOC_PRICE = "Price of a model in USD per million tokens: MODEL=IN,OUT[,CACHED] (overrides the plan and litellm)."
 
 
@@ -83,6 +87,8 @@ def run_cmd(
     resume: Annotated[Path | None, typer.Option(
         "--resume", help="Continue the run in this directory, with the settings it was started with.")] = None,
     max_usd: float | None = typer.Option(None, "--max-usd", min=0.0, help="USD cap (overrides the plan's)."),
+    max_total_tokens: int | None = typer.Option(None, "--max-total-tokens", min=1, help=_DOC_TOKENS),
+    max_llm_calls: int | None = typer.Option(None, "--max-llm-calls", min=1, help=_DOC_CALLS),
     price: Annotated[list[str] | None, typer.Option("--price", help=_DOC_PRICE)] = None,
     dry: bool = typer.Option(False, "--dry-run", help="Validate and show what would run; call no model."),
     cache: Annotated[Path | None, typer.Option("--cache", help=DOC_CACHE)] = None,
@@ -97,15 +103,20 @@ def run_cmd(
     One --model runs the plan into one run directory. Several --model options make a model sweep:
     the plan runs once per model, one after another, into one sweep directory D (--out): D/<model>/
     is each model's ordinary run directory, D/sweep.json, D/sweep.html and D/sweep.md hold the
-    model × group × stage table and the findings across models. The budget (the plan's, or
-    --max-usd) is shared by the whole sweep; every model's price is checked before the first call.
-    --resume D continues a sweep as it continues a run.
+    model × group × stage table and the findings across models. The budget (the plan's caps, or
+    --max-usd, --max-total-tokens, --max-llm-calls) is one pool shared by the whole sweep, so N models
+    need about N times one model's tokens and calls: the fixed plan's 600,000 tokens fit one
+    scripted/oracle run, and its two-model sweep needs --max-total-tokens 1200000. Every model's price
+    is checked before the first call. --resume D continues a sweep as it continues a run.
 
     --resume DIR continues a stopped run: finished trials are kept, errored and unfinished ones run
     again as new attempts (each attempt keeps its own record and transcript), and the budget already
     spent counts. The run's settings (models, --api-base, --group, --stage, --concurrency, --cache,
-    --max-usd, --price) are restored from DIR/run.json; an option given again overrides its recorded
-    value. One process at a time runs a directory: a second one is refused (exit 2) with the holder's
+    --max-usd, --max-total-tokens, --max-llm-calls, --price) are restored from DIR/run.json; an option
+    given again overrides its recorded value. A run stopped at a cap (budget_exhausted:totalTokens)
+    would stop again at once with the same cap: the stop message names the cap, its limit and what was
+    spent, and the printed resume command raises it (--max-total-tokens, --max-llm-calls, --max-usd).
+    One process at a time runs a directory: a second one is refused (exit 2) with the holder's
     pid, host and start time.
 
     --cache DIR answers a request asked before (same model, messages, tools, sampling, repeat)
@@ -140,7 +151,8 @@ def run_cmd(
     except ValueError as exc:
         fail(str(exc))
     given = RunChoices(models=model or [], maintainer=maintainer_model, api_base=api_base, groups=group or None,
-                       stages=stage or None, concurrency=concurrency, max_usd=max_usd, prices=prices, cache_dir=cache)
+                       stages=stage or None, concurrency=concurrency, max_usd=max_usd,
+                       max_total_tokens=max_total_tokens, max_llm_calls=max_llm_calls, prices=prices, cache_dir=cache)
     sweep = len(given.models) > 1 or (resume is not None and is_sweep(resume))
     manifest = {}
     if resume is not None:
@@ -156,6 +168,7 @@ def run_cmd(
                             cache_dir=given.cache_dir)
         base = RunRequest(plan=plan, plan_sha256=sha256, plan_path=plan_path, settings=settings,
                           out_dir=resume or out or default_out_dir(plan), max_usd=given.max_usd,
+                          max_total_tokens=given.max_total_tokens, max_llm_calls=given.max_llm_calls,
                           cli_prices=given.prices, expect=gate.expect, override_spec=gate.spec,
                           overrides=gate.overrides)
         raise typer.Exit(run_sweep(base, given.models, given.maintainer, resume is not None, dry, junit))
@@ -171,7 +184,8 @@ def run_cmd(
                         cache_dir=given.cache_dir)
     request = RunRequest(plan=plan, plan_sha256=sha256, plan_path=plan_path, settings=settings,
                          out_dir=resume or out or default_out_dir(plan), resume=resume is not None,
-                         max_usd=given.max_usd, cli_prices=given.prices, expect=gate.expect,
+                         max_usd=given.max_usd, max_total_tokens=given.max_total_tokens,
+                         max_llm_calls=given.max_llm_calls, cli_prices=given.prices, expect=gate.expect,
                          override_spec=gate.spec, overrides=gate.overrides)
     try:
         table = prepare_prices(request)

@@ -16,23 +16,23 @@ from harness.runner import (
     RunRequest,
     SweepOutcome,
     SweepRequest,
+    budget_stop,
     execute,
     execute_sweep,
     prepare_sweep,
-    resume_command,
     sweep_errors,
 )
-from harness.runner._execute import effective_budget
 from harness.runner._sweep import check_sweep_resume, member_request
 
 from ._app import EXIT_OK, fail
 from ._run_gate import finish_sweep
-from ._run_view import Progress, console, dry_run, guarded, price_refused, summary, where
+from ._run_view import Progress, budget_text, console, continue_hint, dry_run, guarded, price_refused, summary, where
 
 DOC_MODEL = ("Agent model (litellm string); default: the plan's. Repeat it to sweep several models into one "
              "directory (one run per model, one shared budget).")
 DOC_CACHE = ("Response cache directory (opt-in): a request asked before (same model, messages, tools, sampling, "
-             "repeat) is answered from it without calling the model, and marked as cached; new responses are added.")
+             "repeat) is answered from it without calling the model, and marked as cached; new responses are added. "
+             "A folder the run cannot write (a file in the way, read-only) is refused before any call (exit 2).")
 _COLOURS = {"passed": "green", "failed": "red", "inconclusive": "yellow"}
 
 
@@ -52,10 +52,8 @@ def run_sweep(base: RunRequest, models: list[str], maintainer: str | None, resum
     except PriceUnknown as exc:
         return price_refused(exc)
     if dry:
-        budget = effective_budget(base)
         console.print(f"sweep: {len(request.models)} models one after another into {request.out_dir}/<model>/, one "
-                      f"shared budget (maxUsd {budget.maxUsd}, maxLlmCalls {budget.maxLlmCalls}, maxTotalTokens "
-                      f"{budget.maxTotalTokens} over all models)", markup=False, soft_wrap=True)
+                      f"shared budget over all models: {budget_text(base)}", markup=False, soft_wrap=True)
         for model in request.models:
             console.print(f"[bold]model {escape(model)}[/]")
             dry_run(member_request(request, model, "-"), tables[model])
@@ -121,5 +119,5 @@ def sweep_summary(outcome: SweepOutcome) -> None:
                   f"{spent.inputTokens + spent.outputTokens:,} tokens", markup=False)
     where(outcome.out_dir, "sweep", outcome.render_error)
     if sweep.status != "completed":
-        console.print(f"continue with: {resume_command(sweep.plan.path, outcome.out_dir)}", markup=False,
-                      soft_wrap=True)
+        continue_hint(sweep.plan.path, outcome.out_dir, budget_stop(
+            sweep.stopReason, sweep.budget.limits.model_dump(), sweep.budget.spent.model_dump(), "the sweep's shared"))

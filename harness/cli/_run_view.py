@@ -13,6 +13,7 @@ from harness.business_tools import BusinessTools
 from harness.report import is_sweep, unknown_usd
 from harness.runner import (
     MANIFEST,
+    BudgetStop,
     PriceTable,
     PriceUnknown,
     ResumeRefused,
@@ -20,8 +21,11 @@ from harness.runner import (
     RunOutcome,
     RunRequest,
     StorageError,
+    budget_stop,
     resume_command,
 )
+from harness.runner._cache import CACHE_FOLDER
+from harness.runner._execute import cap_overrides, effective_budget
 from protocols import FrozenView, MessageDraft, new_run_id, resolve
 from protocols.store import MemoryStore
 
@@ -31,7 +35,8 @@ from ._validate import planned_trials, summary_table
 
 T = TypeVar("T")
 
-__all__ = ["Progress", "console", "dry_run", "guarded", "price_refused", "summary", "where"]
+__all__ = ["Progress", "budget_text", "console", "continue_hint", "dry_run", "guarded", "price_refused", "summary",
+           "where"]
 _COLOURS = {"passed": "green", "failed": "red", "inconclusive": "yellow", "skipped": "grey50",
             "not_reached": "grey50"}
 
@@ -79,8 +84,20 @@ def summary(outcome: RunOutcome, hint: bool = True) -> None:
         err_console.print(f"error: {outcome.storage_error}; the run stopped, what it recorded is kept",
                           markup=False, highlight=False, soft_wrap=True)
     if outcome.stop_reason and hint:
-        console.print(f"continue with: {resume_command(report['plan']['path'], outcome.run_dir)}", markup=False,
-                      soft_wrap=True)
+        continue_hint(report["plan"]["path"], outcome.run_dir, budget_stop(
+            outcome.stop_reason, report["budget"]["limits"], report["budget"]["spent"]))
+
+
+def continue_hint(plan_path: str, directory: Path, stop: BudgetStop | None) -> None:
+    """How a stopped run (or sweep) continues: the resume command, with the option raising the cap
+    it stopped at (``budget_stop``); for a cap no option raises, says that a resume cannot continue."""
+    if stop is not None:
+        console.print(f"stopped at a cap: {stop.text}", markup=False, soft_wrap=True)
+        if not stop.option:
+            console.print("a resume with the same cap cannot continue", markup=False, soft_wrap=True)
+            return
+    console.print(f"continue with: {resume_command(plan_path, directory, stop.option if stop else None)}",
+                  markup=False, soft_wrap=True)
 
 
 def where(directory: Path, name: str, render_error: str | None) -> None:
@@ -130,7 +147,10 @@ def guarded(work: Callable[[], T], out_dir: Path, plan_path: str) -> T | int:
 def storage_failed(exc: StorageError, out_dir: Path, plan_path: str) -> None:
     """A folder the harness cannot write: named, and what to do; no traceback (issue 10)."""
     err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
-    if (out_dir / MANIFEST).is_file() or is_sweep(out_dir):
+    if exc.what == CACHE_FOLDER:
+        err_console.print("no model was called; give a writable folder to --cache (or leave it out) and run again",
+                          markup=False, soft_wrap=True)
+    elif (out_dir / MANIFEST).is_file() or is_sweep(out_dir):
         err_console.print("what the run recorded before is kept; once the folder is writable and has space again, "
                           f"continue with: {resume_command(plan_path, out_dir)}", markup=False, soft_wrap=True)
     else:
@@ -156,6 +176,16 @@ def _first_request_tokens(request: RunRequest) -> int:
     return count_messages(request.settings.agent_model, projected.messages, projected.tools)
 
 
+def budget_text(request: RunRequest) -> str:
+    """The caps the run keeps to (the plan's, with the command line's overrides marked as such)."""
+    budget, given = effective_budget(request), cap_overrides(request)
+    caps = [(name, getattr(budget, name)) for name in ("maxUsd", "maxTotalTokens", "maxLlmCalls", "maxInputTokens",
+                                                        "maxOutputTokens", "maxWallSeconds")]
+    return ", ".join((f"{name} {value:,}" if isinstance(value, int) else f"{name} {value:,g}")
+                     + (" (command line)" if name in given else "")
+                     for name, value in caps if value is not None) or "no caps"
+
+
 def dry_run(request: RunRequest, prices: PriceTable) -> None:
     """O-25: what would run and a cost range; no model is called."""
     plan, s = request.plan, request.settings
@@ -179,7 +209,7 @@ def dry_run(request: RunRequest, prices: PriceTable) -> None:
     console.print(f"model {s.agent_model} (maintainer {s.maintainer_model}); at most {planned_trials(plan)} "
                   f"trial(s), {turns} turn(s)", markup=False, soft_wrap=True)
     console.print(f"estimate: {low_calls}–{high_calls} model calls, {low_in:,}–{high_in:,} input tokens by "
-                  f"litellm's counter (a local model's chat template may count more), cost {cost} "
-                  f"(budget maxUsd {request.max_usd if request.max_usd is not None else plan.budget.maxUsd})",
+                  f"litellm's counter (a local model's chat template may count more), cost {cost}",
                   markup=False, soft_wrap=True)
+    console.print(f"budget: {budget_text(request)}", markup=False, soft_wrap=True)
     console.print("dry run: no model was called", markup=False)

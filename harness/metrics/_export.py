@@ -26,7 +26,11 @@ FORMATS = ("csv", "parquet")
 
 
 class ExportError(InvalidInput):
-    """Not a run (or sweep) directory with a readable metrics.duckdb (exit 2)."""
+    """Not a run (or sweep) directory with a readable metrics.duckdb (exit 2).
+
+    An output folder the disk refuses (read-only, full, a file in the way) is not this: the
+    operating system's ``OSError`` or DuckDB's ``IOException`` reaches the caller, which names the
+    folder (``harness export`` exits 2 with ``runner.StorageError``)."""
 
 
 def _literal(path: Path) -> str:
@@ -69,6 +73,8 @@ def export_runs(members: list[tuple[str | None, Path]], out: Path, fmt: str) -> 
             query = f"SELECT * FROM ({' UNION ALL BY NAME '.join(parts)}) ORDER BY {order_by}"
             try:
                 con.execute(f"COPY ({query}) TO {_literal(target)} {_copy_options(fmt)}", params)
+            except duckdb.IOException:
+                raise  # the folder cannot be written: the disk's problem, named by the caller
             except duckdb.Error as exc:
                 raise ExportError(f"cannot export {table}: {exc}") from None
             written.append(target)

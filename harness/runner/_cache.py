@@ -45,6 +45,8 @@ from harness.models import (
 from ._storage import StorageError, storage_problem
 
 CACHE_SCHEMA = 1
+CACHE_FOLDER = "the response cache"
+"""How a ``StorageError`` names the cache folder."""
 
 
 @dataclass
@@ -122,9 +124,24 @@ class ResponseCache:
                 raise
         except OSError as exc:  # a full or read-only cache folder: named, the run stops (``_storage``)
             if storage_problem(exc):
-                raise StorageError(self.root, exc, "the response cache") from None
+                raise StorageError(self.root, exc, CACHE_FOLDER) from None
             raise
         self.stored += 1
+
+
+def check_cache(root: Path) -> None:
+    """Before any model call: ``root`` is a folder the run can write entries into (made when missing).
+    A file in the way, a read-only or full folder raises ``StorageError`` naming it (exit 2, nothing ran);
+    found only at the first ``put`` it would stop the run half-way."""
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".probe-", dir=root)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        if storage_problem(exc):
+            raise StorageError(root, exc, CACHE_FOLDER) from None
+        raise
 
 
 class CachedModel:

@@ -22,6 +22,7 @@ from protocols import resolve
 from protocols.store import SqliteStore
 
 from ._budget import BudgetLedger
+from ._cache import check_cache
 from ._lock import exclusive
 from ._outputs import write_outputs
 from ._overrides import OverrideSpec, check_same_overrides
@@ -44,11 +45,15 @@ class RunRequest:
     out_dir: Path
     resume: bool = False
     max_usd: float | None = None
+    max_total_tokens: int | None = None
+    max_llm_calls: int | None = None
+    """``--max-usd`` / ``--max-total-tokens`` / ``--max-llm-calls``: replace the plan's cap (``cap_overrides``)."""
     cli_prices: dict[str, Prices] = field(default_factory=dict)
     render: bool = True
     """Render report.html / report.md / plots after the run (``harness report DIR`` can do it later)."""
     budget: BudgetSpec | None = None
-    """Caps replacing the plan's (a sweep gives each model what the earlier models left); ``max_usd`` still wins."""
+    """Caps replacing the plan's (a sweep gives each model what the earlier models left); the command line's
+    ``max_*`` still win."""
     expect: list[Expectation] = field(default_factory=list)
     """``--expect``: checked with the plan's ``expect`` after the run (``_expect``)."""
     override_spec: OverrideSpec = field(default_factory=OverrideSpec)
@@ -69,9 +74,16 @@ class RunOutcome:
     """The write the disk refused during the run, which stopped it (``stop_reason`` ``storage_error``)."""
 
 
+def cap_overrides(request: RunRequest) -> dict[str, float | int]:
+    """The caps the command line set, by the plan's budget field name."""
+    given = {"maxUsd": request.max_usd, "maxTotalTokens": request.max_total_tokens,
+             "maxLlmCalls": request.max_llm_calls}
+    return {cap: value for cap, value in given.items() if value is not None}
+
+
 def effective_budget(request: RunRequest) -> Any:
-    budget = request.budget or request.plan.budget
-    return budget if request.max_usd is None else budget.model_copy(update={"maxUsd": request.max_usd})
+    """The caps this run keeps to: the plan's (or a sweep member's share), with the command line's overrides."""
+    return (request.budget or request.plan.budget).model_copy(update=cap_overrides(request))
 
 
 def prepare_prices(request: RunRequest) -> PriceTable:
@@ -96,25 +108,31 @@ def run_preflight(request: RunRequest, groups: list[Any]) -> list[dict[str, Any]
 
 
 async def execute(request: RunRequest, on_trial: ProgressHook | None = None, *, on_stage: StageHook | None = None,
-                  on_call: Callable[[dict[str, Any]], None] | None = None) -> RunOutcome:
+                  on_call: Callable[[dict[str, Any]], None] | None = None,
+                  on_start: Callable[[], None] | None = None) -> RunOutcome:
     """Run the experiment in ``request.out_dir``, holding the directory's lock throughout (``_lock``).
-    Hooks (all optional, for progress views): ``on_trial`` per finished trial, ``on_stage`` as a group
-    enters / leaves a stage, ``on_call`` per settled model call (the ledger's record: model, ok, tokens, usd).
+    Hooks (all optional, for progress views): ``on_start`` once the run really starts (the lock is
+    held, the directory written and the store open: a refused run never calls it), ``on_trial`` per
+    finished trial, ``on_stage`` as a group enters / leaves a stage, ``on_call`` per settled model
+    call (the ledger's record: model, ok, tokens, usd).
 
     Raises ``RunLocked`` when another process holds the directory, ``ResumeRefused`` for a wrong
-    resume, ``StorageError`` when the directory cannot be written before the run started or its
-    outputs cannot be written after it (a refused write during the run stops it instead:
-    ``RunOutcome.storage_error``)."""
+    resume, ``StorageError`` when the directory (or the ``--cache`` folder) cannot be written before
+    the run started or its outputs cannot be written after it (a refused write during the run stops
+    it instead: ``RunOutcome.storage_error``)."""
     prices = prepare_prices(request)
     run_dir = RunDir(request.out_dir)
     if request.resume:
         run_dir.check_resume(request.plan_sha256)  # before the lock: a mistyped path makes no directory
+    if request.settings.cache_dir is not None:
+        check_cache(request.settings.cache_dir)  # an unusable --cache: exit 2 before any directory or call
     with exclusive(request.out_dir, "harness run"):
-        return await _execute(request, prices, run_dir, on_trial, on_stage, on_call)
+        return await _execute(request, prices, run_dir, on_trial, on_stage, on_call, on_start)
 
 
 async def _execute(request: RunRequest, prices: PriceTable, run_dir: RunDir, on_trial: ProgressHook | None,
-                   on_stage: StageHook | None, on_call: Callable[[dict[str, Any]], None] | None) -> RunOutcome:
+                   on_stage: StageHook | None, on_call: Callable[[dict[str, Any]], None] | None,
+                   on_start: Callable[[], None] | None) -> RunOutcome:
     plan, settings = request.plan, request.settings
     if request.resume:
         manifest = run_dir.check_resume(request.plan_sha256)
@@ -151,6 +169,8 @@ async def _execute(request: RunRequest, prices: PriceTable, run_dir: RunDir, on_
         ledger.restore(run_dir.spent())
     experiment = Experiment(plan=plan, settings=settings, ledger=ledger, prices=prices, run_dir=run_dir,
                             store=store, previous=previous, on_trial=on_trial, on_stage=on_stage)
+    if on_start is not None:
+        on_start()
     try:
         with interrupt_handlers(ledger):
             await experiment.run()

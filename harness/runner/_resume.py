@@ -3,10 +3,15 @@ overrides them.
 
 A run keeps its settings in run.json (``"settings"``), a sweep in ``D/settings.json``: models,
 API base (without credentials, O-30), group and stage selection, concurrency, response cache,
-``--max-usd`` and every ``--price``. ``harness run PLAN --resume DIR`` then continues the run as it
-was started: a resumed local model keeps its price, its concurrency and its server. Anything given
-on the command line wins, and is what the next resume restores. An API base with credentials in it
-is stored without them: pass ``--api-base`` again when resuming such a run.
+``--max-usd``, ``--max-total-tokens``, ``--max-llm-calls`` and every ``--price``. ``harness run
+PLAN --resume DIR`` then continues the run as it was started: a resumed local model keeps its
+price, its concurrency and its server. Anything given on the command line wins, and is what the
+next resume restores. An API base with credentials in it is stored without them: pass
+``--api-base`` again when resuming such a run.
+
+A run stopped by a cap (``budget_exhausted:<cap>``) would stop again at once when resumed with the
+same cap: what it spent counts on. ``budget_stop`` says so, naming the cap, its limit and what was
+spent, and gives the option that raises the cap for the resume (or says plainly that none can).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any
 
 from harness.models import Prices, public_api_base
 
+from ._budget import CAP_FIELDS
 from ._persist import MANIFEST, ResumeRefused
 
 SWEEP_SETTINGS = "settings.json"
@@ -36,6 +42,8 @@ class RunChoices:
     stages: list[str] | None = None
     concurrency: int | None = None
     max_usd: float | None = None
+    max_total_tokens: int | None = None
+    max_llm_calls: int | None = None
     prices: dict[str, Prices] = field(default_factory=dict)
     cache_dir: Path | None = None
 
@@ -46,7 +54,8 @@ def recorded_settings(request: Any) -> dict[str, Any]:
     return {"agentModel": s.agent_model, "maintainerModel": s.maintainer_model,
             "apiBase": public_api_base(s.api_base), "groups": s.groups, "stages": s.stages,
             "concurrency": s.concurrency, "cacheDir": None if s.cache_dir is None else str(s.cache_dir),
-            "maxUsd": request.max_usd,
+            "maxUsd": request.max_usd, "maxTotalTokens": request.max_total_tokens,
+            "maxLlmCalls": request.max_llm_calls,
             "prices": {m: p.model_dump(mode="json") for m, p in sorted(request.cli_prices.items())}}
 
 
@@ -94,10 +103,70 @@ def restore(given: RunChoices, recorded: dict[str, Any]) -> RunChoices:
         given, models=models, maintainer=pick(given.maintainer, "maintainerModel"),
         api_base=pick(given.api_base, "apiBase"), groups=pick(given.groups, "groups"),
         stages=pick(given.stages, "stages"), concurrency=pick(given.concurrency, "concurrency"),
-        max_usd=pick(given.max_usd, "maxUsd"), prices={**prices, **given.prices},
+        max_usd=pick(given.max_usd, "maxUsd"), max_total_tokens=pick(given.max_total_tokens, "maxTotalTokens"),
+        max_llm_calls=pick(given.max_llm_calls, "maxLlmCalls"), prices={**prices, **given.prices},
         cache_dir=given.cache_dir if given.cache_dir is not None else (Path(cache) if cache else None))
 
 
-def resume_command(plan_path: str, directory: Path) -> str:
-    """The exact command that continues a stopped run: every setting is restored from the directory."""
-    return f"harness run {shlex.quote(plan_path)} --resume {shlex.quote(str(directory))}"
+
+
+CAP_OPTIONS: dict[str, str] = {"maxUsd": "--max-usd", "maxTotalTokens": "--max-total-tokens",
+                               "maxLlmCalls": "--max-llm-calls"}
+"""The plan's budget field → the ``harness run`` option that overrides it (the others have none)."""
+
+
+@dataclass
+class BudgetStop:
+    """Why a run (or sweep) stopped at a cap, and how a resume can continue it."""
+
+    text: str
+    option: list[str]
+    """``[OPTION, VALUE]`` raising the cap for the resume; empty when no option can."""
+
+
+def _amount(field_name: str, value: float | None) -> str:
+    if value is None:
+        return "an unknown amount (a model's price is unknown)"
+    if field_name == "maxUsd":
+        return f"${value:,.4f}"
+    unit = {"maxWallSeconds": "s", "maxLlmCalls": "model calls"}.get(field_name, "tokens")
+    return f"{value:,.0f} {unit}"
+
+
+def _used(cap: str, spent: dict[str, Any]) -> float | None:
+    if cap == "totalTokens":
+        return float(spent.get("inputTokens") or 0) + float(spent.get("outputTokens") or 0)
+    value = spent.get(cap)
+    return None if value is None else float(value)
+
+
+def budget_stop(stop_reason: str | None, limits: dict[str, Any], spent: dict[str, Any],
+                whose: str = "the run's") -> BudgetStop | None:
+    """For ``budget_exhausted:<cap>`` (or ``wall_clock``): the cap, its limit, what was spent, and the
+    option that lets a resume continue (twice the limit, a suggestion). ``limits``: the budget's fields
+    (report.json's ``budget.limits``); ``spent``: its ``budget.spent``. None for any other stop."""
+    if stop_reason == "wall_clock":
+        cap = "wallSeconds"
+    elif stop_reason and stop_reason.startswith("budget_exhausted:"):
+        cap = stop_reason.split(":", 1)[1]
+    else:
+        return None
+    field_name = "maxWallSeconds" if cap == "wallSeconds" else CAP_FIELDS.get(cap, cap)
+    limit = limits.get(field_name)
+    if limit is None:
+        return None
+    text = (f"{whose} {field_name} is {_amount(field_name, limit)} and {_amount(field_name, _used(cap, spent))} "
+            "were spent; a resume counts what was spent, so with the same cap it would stop again at once")
+    option = CAP_OPTIONS.get(field_name)
+    if option is None:
+        return BudgetStop(text + f". {field_name} has no command-line override, so a resume cannot continue: a plan "
+                          f"with a larger budget.{field_name} is a new run (a resumed run keeps its plan)", [])
+    value = f"{2 * limit:g}" if field_name == "maxUsd" else str(int(2 * limit))
+    return BudgetStop(text + f"; raise the cap with {option} (the command below doubles it)", [option, value])
+
+
+def resume_command(plan_path: str, directory: Path, extra: list[str] | None = None) -> str:
+    """The exact command that continues a stopped run: every setting is restored from the directory;
+    ``extra``: options that must change for it to continue (a raised cap, ``budget_stop``)."""
+    return " ".join([f"harness run {shlex.quote(plan_path)} --resume {shlex.quote(str(directory))}",
+                     *map(shlex.quote, extra or [])])

@@ -18,6 +18,8 @@ import errno
 import sqlite3
 from pathlib import Path
 
+import duckdb
+
 _ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO, errno.EFBIG,
                      errno.ENOTDIR, errno.EEXIST, errno.ENAMETOOLONG, errno.ENOENT})
 _SQLITE_CODES = frozenset({8, 10, 13, 14})  # SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN
@@ -29,6 +31,7 @@ class StorageError(Exception):
     def __init__(self, directory: Path, cause: BaseException, what: str = "the run directory") -> None:
         self.directory = directory
         self.cause = cause
+        self.what = what
         super().__init__(f"cannot write to {what} {directory}: {describe(cause)}")
 
 
@@ -48,4 +51,4 @@ def storage_problem(exc: BaseException) -> bool:
     if isinstance(exc, sqlite3.Error):
         code = getattr(exc, "sqlite_errorcode", None)
         return code is not None and (code & 0xFF) in _SQLITE_CODES
-    return type(exc).__name__ == "IOException" and type(exc).__module__.startswith("duckdb")
+    return isinstance(exc, duckdb.IOException)  # its class lives in ``_duckdb``: match the class, not its module

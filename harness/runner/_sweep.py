@@ -36,6 +36,7 @@ from harness.report import (
     write_sweep,
 )
 
+from ._cache import check_cache
 from ._execute import RunOutcome, RunRequest, effective_budget, execute, prepare_prices
 from ._lock import exclusive
 from ._overrides import check_same_overrides
@@ -114,7 +115,8 @@ def member_request(request: SweepRequest, model: str, slug: str, budget: BudgetS
     settings = dataclasses.replace(request.base.settings, agent_model=model,
                                    maintainer_model=maintainer_of(request, model))
     return dataclasses.replace(request.base, settings=settings, out_dir=request.out_dir / slug, resume=resume,
-                               max_usd=None, budget=budget or effective_budget(request.base))
+                               max_usd=None, max_total_tokens=None, max_llm_calls=None,
+                               budget=budget or effective_budget(request.base))
 
 
 def member_slugs(request: SweepRequest) -> dict[str, str]:
@@ -260,6 +262,8 @@ async def execute_sweep(request: SweepRequest, run_member: RunMember | None = No
     if recorded is not None:
         request = dataclasses.replace(request, models=[m.model for m in recorded.models])
     prepare_sweep(request)  # every price before any directory or call
+    if request.base.settings.cache_dir is not None:
+        check_cache(request.base.settings.cache_dir)
     if recorded is None and (is_sweep(out) or (out / MANIFEST).exists()):
         raise ResumeRefused(f"{out} already holds a run or a sweep; pass --resume {out} to continue it, "
                             "or choose another --out")

@@ -7,10 +7,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from harness.cli import app
 from harness.models import scripted_resolver
+from tests.harness.runner._run import FIXED_PLAN
 
 SIMPLE = "项目预算 12000 元，目前已支出 4350 元。还剩多少预算？"
 JSON_CALL = '{"name": "budget_lookup", "arguments": {"project_id": "P-17"}}'
@@ -57,3 +59,19 @@ def test_o24_answer_text_is_printed_as_written_not_as_markup(tmp_path: Path) -> 
     """A real model echoed "[context_state] ..."; Rich must not swallow the bracketed label as a style tag."""
     output, _ = _converse(tmp_path, "[context_state] 剩余 [bold]7650[/bold] 元")
     assert "[context_state] 剩余 [bold]7650[/bold] 元" in output
+
+
+def test_converse_works_from_any_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its default --plan is the repository's fixed plan, found from the package, not from the current
+    folder (before: "invalid plan plans/… no such file" outside the repository)."""
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["converse", "--protocol", "unified@3", "--model", "scripted/oracle",
+                                      "--input", SIMPLE], env={"COLUMNS": "250"})
+    assert result.exit_code == 0, result.output
+    [folder] = (tmp_path / "reports" / "converse").iterdir()  # the output still goes below the current folder
+    runs = json.loads((folder / "runs.json").read_text(encoding="utf-8"))
+    assert runs[0]["status"] == "completed" and "7650" in runs[0]["final_answer"]
+    first = json.loads((folder / "snapshots.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    plan = json.loads(FIXED_PLAN.read_text(encoding="utf-8"))
+    head = plan["agent"]["systemPrompt"].split("{{", 1)[0]
+    assert head.strip() and first["request"]["messages"][0]["content"].startswith(head)  # the plan's agent

@@ -4,7 +4,9 @@ calls, tokens, errors), and at the end. The interval is shrunk here instead of s
 
 from __future__ import annotations
 
+import errno
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -44,3 +46,87 @@ def test_periodic_lines_wait_for_the_interval(tmp_path: Path, monkeypatch: pytes
     out = _run(tmp_path)
     assert "run started" in out and "stage simple: group A passed" in out and "run finished: 6/6" in out
     assert "] progress: " not in out  # start, stage and end lines only: the interval never passed
+
+
+def test_a_refused_run_prints_no_progress(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Progress begins once the run really started: a directory another process holds, a read-only
+    --out and an unusable --cache are refused (exit 2) with no "run started … run finished" before
+    the error."""
+    from harness.runner import _persist, exclusive
+
+    def refused(*args: str) -> str:
+        result = CliRunner().invoke(app, ["run", str(FIXED_PLAN), "--group", "A", "--stage", "simple", *args])
+        assert result.exit_code == 2, result.output
+        assert "error: " in result.output
+        assert "run started" not in result.output and "run finished" not in result.output, result.output
+        return result.output
+
+    done = tmp_path / "done"
+    assert "run finished: 6/6" in _run(tmp_path)  # plain lines when the run does start
+    CliRunner().invoke(app, ["run", str(FIXED_PLAN), "--group", "A", "--stage", "simple", "--out", str(done)])
+    with exclusive(done, "another harness run"):  # a second, concurrent --resume of the directory
+        assert "is in use by" in " ".join(refused("--resume", str(done)).split())
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x", encoding="utf-8")
+    refused("--out", str(tmp_path / "new"), "--cache", str(a_file))
+
+    def read_only(*_args: object) -> None:
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(_persist, "_write_json", read_only)
+    assert "Read-only file system" in refused("--out", str(tmp_path / "ro"))
+
+
+class _FakeTime:
+    """A clock and the ticker's stop event in one: ``wait(t)`` advances the clock by ``t`` at once,
+    firing the events planned on the way (a stage line from the run's loop) at their own times."""
+
+    def __init__(self, events: list[tuple[float, Callable[[], None]]], horizon: float) -> None:
+        self.now, self.events, self.horizon, self.waits = 0.0, sorted(events, key=lambda e: e[0]), horizon, 0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waits += 1
+        assert timeout is not None and self.waits < 10_000, "the ticker must wait a finite, non-zero time"
+        target = self.now + timeout
+        while self.events and self.events[0][0] <= target:
+            when, event = self.events.pop(0)
+            self.now = when
+            event()
+        self.now = target
+        return self.now >= self.horizon  # "stopped": the run ended
+
+
+@pytest.mark.parametrize("every", [3.0, 30.0])
+def test_no_gap_between_lines_is_longer_than_the_interval(monkeypatch: pytest.MonkeyPatch, every: float) -> None:
+    """The ticker sleeps until the next line is due, so stage lines at odd times (which restart the
+    interval) never stretch a gap past it: ticking at a third of the interval gave gaps of up to
+    4/3 of it (36–40 s for 30 s)."""
+    from harness.plan import parse_plan
+    from harness.runner import RunRequest, Settings
+    from tests.harness.runner._run import plan_data
+
+    monkeypatch.setattr(_progress, "PROGRESS_EVERY_S", every)
+    plan, sha = parse_plan(plan_data())
+    progress = _progress.Progress(RunRequest(plan=plan, plan_sha256=sha, plan_path="p.json", out_dir=Path("-"),
+                                             settings=Settings(agent_model="m", maintainer_model="m")), plain=True)
+    stage_times = [every * k for k in (0.2, 1.7, 1.75, 4.1, 9.9)]
+    fake = _FakeTime([(t, lambda t=t: progress.on_stage("start", "A", f"s{t}", None)) for t in stage_times],
+                     every * 20)
+    times: list[float] = []
+    real_line = progress._line
+
+    def line(text: str) -> None:
+        times.append(fake.now)
+        real_line(text)
+
+    monkeypatch.setattr(progress, "_clock", fake)
+    monkeypatch.setattr(progress, "_stop", fake)
+    monkeypatch.setattr(progress, "_line", line)
+    progress._last = 0.0
+    progress._tick()
+    gaps = [b - a for a, b in zip([0.0, *times], times, strict=False)]
+    assert len(times) >= 18 and all(0 < g <= every + 1e-9 for g in gaps), gaps
+    assert [t for t in stage_times if t in times] == stage_times  # each stage line, then the interval restarts

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from harness.cli import app
 from harness.report import read_report, read_sweep
+from tests.harness.runner._mounts import read_only
 from tests.harness.runner._run import query
 
 
@@ -69,3 +70,28 @@ def test_a_directory_without_metrics_exits_2_saying_what_export_needs(tmp_path: 
     code, output = _export(str(tmp_path))
     assert code == 2
     assert "is not a run directory: no metrics.duckdb" in " ".join(output.split())
+
+
+def test_an_unwritable_export_folder_exits_2_naming_it(fixed_sweep: tuple[Path, int, str], tmp_path: Path) -> None:
+    """A file in the way of --out, a read-only RUN_DIR (its default export/ cannot be made), a folder to
+    make on a read-only mount and a read-only folder that exists: exit 2 naming the folder and why."""
+    in_the_way = tmp_path / "a-file"
+    in_the_way.write_text("not a folder\n", encoding="utf-8")
+    run = fixed_sweep[0] / "scripted-oracle"
+    for out in (in_the_way, in_the_way / "sub"):
+        code, output = _export(str(run), "--out", str(out))
+        text = " ".join(output.split())
+        assert code == 2 and "Traceback" not in output, output
+        assert f"cannot write to the export folder {out}: " in text and "choose a writable --out" in text
+    assert not (run / "export").exists()
+    source = tmp_path / "source"
+    shutil.copytree(run, source / "run")
+    (source / "export-here").mkdir()
+    with read_only(source, tmp_path / "ro") as ro:
+        for args, folder in (([], ro / "run" / "export"), (["--out", str(ro / "new")], ro / "new"),
+                             (["--out", str(ro / "export-here")], ro / "export-here")):
+            code, output = _export(str(ro / "run"), *args)
+            text = " ".join(output.split())
+            assert code == 2 and "Traceback" not in output, output
+            assert f"cannot write to the export folder {folder}: " in text and "Read-only file system" in text
+    assert not (source / "run" / "export").exists() and not list((source / "export-here").iterdir())

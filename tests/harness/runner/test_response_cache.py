@@ -16,6 +16,7 @@ from harness.cli import app
 from harness.models import ChatModel, ModelOutput, ModelRequest, Usage, make_model
 from harness.runner._cache import CachedModel, ResponseCache, enter_trial
 from harness.server import fetch_stats, running_server
+from tests.harness.runner._mounts import read_only
 from tests.harness.runner._run import FIXED_PLAN, outcomes, plan_data, query, run_plan
 
 PLANTED_KEY = "sk-planted-cache-test-key-5151515151"
@@ -168,3 +169,29 @@ def test_cli_second_run_over_http_reaches_the_server_zero_times_and_no_key_is_ca
     for path in [*cache.rglob("*"), *(tmp_path / "two").rglob("*")]:  # O-30
         if path.is_file():
             assert PLANTED_KEY.encode() not in path.read_bytes(), path
+
+
+def _refused(args: list[str], cache: Path, out: Path, reason: str) -> None:
+    result = CliRunner().invoke(app, ["run", str(FIXED_PLAN), *args, "--stage", "simple", "--cache", str(cache),
+                                      "--out", str(out)])
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and "internal error" not in result.output
+    assert f"error: cannot write to the response cache {cache}: {reason}" in text
+    assert "no model was called; give a writable folder to --cache" in text
+    assert not out.exists()  # found before the run directory was made, so before any model call
+
+
+@pytest.mark.parametrize("sweep", [False, True], ids=["run", "sweep"])
+def test_an_unusable_cache_is_exit_2_before_any_model_call(tmp_path: Path, sweep: bool) -> None:
+    """A file where the cache folder should be, a folder to make inside a file, and (where mounting is
+    permitted) a read-only folder: exit 2 naming the path, not a run stopped half-way (exit 3)."""
+    models = ["--model", "scripted/oracle"] + (["--model", "scripted/prefill-continuer"] if sweep else [])
+    a_file = tmp_path / "cache-file"
+    a_file.write_text("not a folder\n", encoding="utf-8")
+    _refused(models, a_file, tmp_path / "one", "File exists")
+    _refused(models, a_file / "inside", tmp_path / "two", "Not a directory")
+    (tmp_path / "source").mkdir()
+    with read_only(tmp_path / "source", tmp_path / "ro") as ro:
+        _refused(models, ro, tmp_path / "three", "Read-only file system")
+        _refused(models, ro / "new", tmp_path / "four", "Read-only file system")

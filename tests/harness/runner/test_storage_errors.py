@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import errno
 import json
-import subprocess
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,26 +19,12 @@ from typer.testing import CliRunner
 from harness.cli import app
 from harness.runner import _persist
 from tests.harness.runner._fork import records
+from tests.harness.runner._mounts import mount as _mount
+from tests.harness.runner._mounts import mounted as _mounted
 from tests.harness.runner._run import FIXED_PLAN, run_plan
 
 runner = CliRunner()
 SMALL = ["--group", "A", "--stage", "simple", "--stage", "tool_continuation"]  # 5 trials, scripted/oracle
-
-
-def _mount(*args: str) -> None:
-    done = subprocess.run(["mount", *args], capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        pytest.skip(f"mounting is not permitted here: {done.stderr.strip() or done.returncode}")
-
-
-@contextmanager
-def _mounted(target: Path, *args: str) -> Iterator[Path]:
-    target.mkdir(parents=True, exist_ok=True)
-    _mount(*args, str(target))
-    try:
-        yield target
-    finally:
-        subprocess.run(["umount", "-l", str(target)], check=False)
 
 
 def _no_traceback(result: Any, code: int) -> str:
@@ -173,3 +156,13 @@ def test_other_os_errors_are_still_defects(tmp_path: Path, monkeypatch: pytest.M
     _fail_after(monkeypatch, 0, errno.EBADF)
     result = runner.invoke(app, ["run", str(FIXED_PLAN), *SMALL, "--out", str(tmp_path / "run")])
     assert result.exit_code == 1 and "internal error" in result.output
+
+
+def test_duckdbs_io_errors_are_the_disks() -> None:
+    """DuckDB's IOException lives in the ``_duckdb`` module: it is still recognised as the disk's."""
+    import duckdb
+
+    from harness.runner import storage_problem
+
+    assert storage_problem(duckdb.IOException("IO Error: Cannot open file: Read-only file system"))
+    assert not storage_problem(duckdb.CatalogException("Table with name nope does not exist"))
