@@ -1,7 +1,10 @@
 """The findings rules of X-40 (``placement-v3``), plus the caveats of X-42, X-44 and P-91.
 
 A pure function of the groups' outcomes and counts in the anomaly stages. Every sentence names the
-n and the two-sided Fisher p it rests on (``_evidence``); the sentinel sentence is made only for
+n and the two-sided Fisher p it rests on (``_evidence``) and words its claim by them (X-41): a rule's
+reading ("the trailing assistant placement is implicated") is stated only when every difference it
+claims is separable (p < 0.05); otherwise the sentence says what happened in these trials and that
+it is consistent with the reading, not shown at this n (``Finding.shown``). The sentinel sentence is made only for
 stages in which the sentinel has a verdict and the control passed, otherwise it says the sentinel's
 result is not interpretable; a stage without any trial with a verdict is never described as passed
 or failed. F(g) means "g failed an anomaly
@@ -16,12 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from itertools import product
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from harness.plan import FindingsSpec
 
-from ._evidence import CountsByGroup, evidence_text
-from ._models import Finding, FindingsResult, ModelKind, StageStatus
+from ._evidence import CountsByGroup, comparisons, evidence_text, rate, unshown
+from ._models import Finding, FindingsResult, ModelKind, PairEvidence, StageStatus
 
 Verdict = Literal["failed", "passed", "unknown"]
 RULES = "placement-v3"
@@ -72,15 +75,32 @@ class _Context:
     def evidence(self, pairs: Sequence[tuple[str, str]], stages: Sequence[str] | None = None) -> str:
         return evidence_text(self.stages if stages is None else stages, pairs, self.counts)
 
+    def rates(self, groups: Sequence[str]) -> str:
+        """``simple: A 3/3, B 3/3 | tool_continuation: …``: the n of each group in each stage it has a verdict."""
+        parts = []
+        for stage in self.stages:
+            found = [rate(g, self.counts[g][stage]) for g in groups if self.counts.get(g, {}).get(stage, (0, 0))[1]]
+            if found:
+                parts.append(f"{stage}: " + ", ".join(found))
+        return " | ".join(parts) or "no trial with a verdict"
+
     def failed_stages(self, group: str) -> str:
         return ", ".join(s for s, st in self.basis[group].items() if st == "failed")
+
+    def failed_in(self, groups: Sequence[str]) -> str:
+        """``failed simple`` when the groups failed the same stages, else each group's stages."""
+        stages = [self.failed_stages(g) for g in groups]
+        if len(set(stages)) == 1:
+            return f"failed {stages[0]}"
+        return "failed " + "; ".join(f"{g}: {st}" for g, st in zip(groups, stages, strict=True))
 
     def unknown(self, groups: Sequence[str]) -> list[str]:
         return [g for g in groups if self.verdict[g] == "unknown"]
 
 
 def _sentinel(ctx: _Context) -> tuple[bool | None, str]:
-    """Did the sentinel reproduce the anomaly? Only readable in stages where the control passed."""
+    """Did the sentinel reproduce the anomaly? Only readable in stages where the control passed; said as
+    shown only when v2 is separably below the control there (X-41)."""
     v2, v1 = ctx.spec.sentinelGroup, ctx.spec.controlGroup
     verdict = ctx.verdict[v2]
     if verdict == "unknown":
@@ -93,78 +113,114 @@ def _sentinel(ctx: _Context) -> tuple[bool | None, str]:
                       f"({ctx.describe(v1)}), so the anomaly cannot be told apart from a setup or model problem.")
     evidence = ctx.evidence([(v2, v1)], readable)
     if verdict == "failed":
+        if unshown(readable, [(v2, v1)], ctx.counts):
+            return True, (f"The sentinel {v2} (unified@2) reproduced the anomaly in these trials: it failed "
+                          f"{', '.join(readable)}, which the control {v1} passed{evidence}; that {v2} fails more "
+                          f"often than {v1} is not shown at this n.")
         return True, (f"The sentinel {v2} (unified@2) reproduced the anomaly: it failed {', '.join(readable)}, "
                       f"which the control {v1} passed{evidence}.")
-    return False, (f"The sentinel {v2} (unified@2) did not reproduce the anomaly: it passed "
+    return False, (f"The sentinel {v2} (unified@2) did not reproduce the anomaly in these trials: it passed "
                    f"{', '.join(readable)}{evidence}.")
 
 
-def _texts(rule: str, ctx: _Context, failed: Sequence[str]) -> tuple[str, str]:
+class _Reading(NamedTuple):
+    """A rule's sentence in parts: what happened, the comparisons (worse, better) its reading claims, the
+    reading when they are separable, the reading as "consistent with …" when not, and what it does not show."""
+
+    happened: str
+    pairs: list[tuple[str, str]]
+    shown: str
+    consistent: str
+    not_shown: str
+
+
+def _readings(rule: str, ctx: _Context, failed: Sequence[str]) -> _Reading:
     s = ctx.spec
     a, b, c, v1, v2 = s.placementControl, s.positionGroup, s.roleGroup, s.controlGroup, s.sentinelGroup
     beyond = "nor that it holds for other models, tasks or a larger n (see the comparisons for separability)"
-    if rule == "control-failed":
-        ev = ctx.evidence([(v1, a)], [st for st, status in ctx.basis[v1].items() if status == "failed"])
-    elif rule == "control-inconclusive":
-        ev = ctx.evidence([(v1, a)])
-    else:
-        ev = ctx.evidence([(a, b), (a, c)] + ([(v2, a)] if rule == "not-reproduced-under-v3-prompt" else []))
+    f = ctx.failed_in
     table = {
-        "control-failed": (
-            f"The control {v1} (unified@1) failed {ctx.failed_stages(v1)}{ev}: a setup or model problem. "
-            "No placement conclusion is drawn.",
-            "Anything about the position, role or prompt of the state block: with the control failing, "
-            "the other groups' outcomes cannot be attributed to placement.",
-        ),
-        "control-inconclusive": (
-            f"The control {v1} reached no verdict ({ctx.describe(v1)}){ev}: a setup or model problem cannot be "
-            "excluded, so no placement conclusion is drawn.",
-            "Anything about placement; rerun once the control completes the anomaly stages.",
-        ),
-        "trailing-assistant-implicated": (
-            f"{a} (trailing assistant state) failed while {b} (state before the history) and {c} (state as a "
-            f"user message) did not{ev}: the trailing assistant placement is implicated; moving the state before "
-            "the history and giving it the user role each remove the failure.",
-            f"Which of position or role matters more, or that B or C is free of other risks; {beyond}.",
-        ),
-        "position-implicated": (
-            f"{a} and {c} (state after the history) failed while {b} (state before the history) did not{ev}: the "
-            "position of the state block is implicated; moving it helps, changing its role alone does not.",
-            f"That role plays no part, or that placement B is free of costs (it breaks prompt caching); {beyond}.",
-        ),
-        "role-implicated": (
-            f"{a} and {b} (state as an assistant message) failed while {c} (state as a user message) did not{ev}: "
-            "the role of the state block is implicated; the user role helps, moving it alone does not.",
+        "trailing-assistant-implicated": _Reading(
+            f"{a} (trailing assistant state) {f([a])} while {b} (state before the history) and {c} (state as a "
+            "user message) did not", [(a, b), (a, c)],
+            "the trailing assistant placement is implicated; moving the state before the history and giving it the "
+            "user role each remove the failure",
+            "the trailing assistant placement being implicated (moving the state before the history, or giving it "
+            "the user role, removing the failure)",
+            f"Which of position or role matters more, or that B or C is free of other risks; {beyond}."),
+        "position-implicated": _Reading(
+            f"{a} and {c} (state after the history) {f([a, c])} while {b} (state before the history) "
+            "did not", [(a, b), (c, b)],
+            "the position of the state block is implicated; moving it helps, changing its role alone does not",
+            "the position of the state block being implicated (moving it helping, changing its role alone not)",
+            f"That role plays no part, or that placement B is free of costs (it breaks prompt caching); {beyond}."),
+        "role-implicated": _Reading(
+            f"{a} and {b} (state as an assistant message) {f([a, b])} while {c} (state as a user "
+            "message) did not", [(a, c), (b, c)],
+            "the role of the state block is implicated; the user role helps, moving it alone does not",
+            "the role of the state block being implicated (the user role helping, moving it alone not)",
             "That a user-role state is safe (a model may take it for the user's request, the risk of C); "
-            f"{beyond}.",
-        ),
-        "placement-not-the-remedy": (
-            f"{a}, {b} and {c} all failed{ev}: the state block or the prompt shared by unified@3 derails this model "
-            "whatever the placement; placement is not the remedy.",
-            f"Whether the state block or the shared v3 prompt is responsible; {beyond}.",
-        ),
-        "not-reproduced-under-v3-prompt": (
-            f"None of {a}, {b}, {c} failed, but {v2} did{ev}: the anomaly did not reproduce under the shared v3 "
-            "prompt; the common prompt change may explain it.",
+            f"{beyond}."),
+        "placement-not-the-remedy": _Reading(
+            f"{a}, {b} and {c} all {f([a, b, c])} while the control {v1} did not",
+            [(a, v1), (b, v1), (c, v1)],
+            "the state block or the prompt shared by unified@3 derails this model whatever the placement; placement "
+            "is not the remedy",
+            "the state block or the prompt shared by unified@3 derailing this model whatever the placement",
+            f"Whether the state block or the shared v3 prompt is responsible; {beyond}."),
+        "not-reproduced-under-v3-prompt": _Reading(
+            f"none of {a}, {b}, {c} failed, but {v2} {f([v2])}", [(v2, a), (v2, b), (v2, c)],
+            "the anomaly did not reproduce under unified@3; the changes its groups share (the prompt without v2's "
+            "positional words, the state text's view sentence) may explain it",
+            "the changes the unified@3 groups share (the prompt without v2's positional words, the state text's "
+            "view sentence) explaining the anomaly's absence",
             "Any attribution to the position or role of the state block: A, B and C differ from v2 in the "
-            "prompt as well, so no placement is credited with the fix.",
-        ),
-        "not-reproduced": (
-            f"No group failed the anomaly stages, {v2} included{ev}: the anomaly did not reproduce at all; the "
-            "experiment is inconclusive.",
-            "That any placement is safe or that the original failure is fixed: it did not occur in these trials.",
-        ),
-        "placement-worse-than-control": (
-            f"{a} (the placement control) did not fail, but {' and '.join(failed)} did{ev}: "
-            f"{'that placement is' if len(failed) == 1 else 'those placements are'} worse than the control "
-            "on this model.",
-            f"Why the v2 anomaly occurred; {beyond}.",
-        ),
+            "prompt and the state text as well, so no placement is credited with the fix."),
+        "placement-worse-than-control": _Reading(
+            f"{a} (the placement control) did not fail, but {' and '.join(failed)} {f(failed)}",
+            [(g, a) for g in failed],
+            f"{'that placement is' if len(failed) == 1 else 'those placements are'} worse than the control on this "
+            "model",
+            f"{'that placement' if len(failed) == 1 else 'those placements'} being worse than the control on this "
+            "model",
+            f"Why the v2 anomaly occurred; {beyond}."),
     }
     return table[rule]
 
 
-def _placement_finding(ctx: _Context) -> tuple[str, str, str, list[str]]:
+def _texts(rule: str, ctx: _Context, failed: Sequence[str]) -> tuple[str, str, list[PairEvidence], bool | None]:
+    """(statement, doesNotShow, the comparisons it rests on, shown) of a rule that fired."""
+    s = ctx.spec
+    a, b, c, v1, v2 = s.placementControl, s.positionGroup, s.roleGroup, s.controlGroup, s.sentinelGroup
+    if rule == "control-failed":
+        stages = [st for st, status in ctx.basis[v1].items() if status == "failed"]
+        return (f"The control {v1} (unified@1) failed {ctx.failed_stages(v1)}{ctx.evidence([(v1, a)], stages)}: "
+                "read as a setup or model problem (X-40). No placement conclusion is drawn.",
+                "Anything about the position, role or prompt of the state block: with the control failing, "
+                "the other groups' outcomes cannot be attributed to placement.",
+                comparisons(stages, [(v1, a)], ctx.counts), None)
+    if rule == "control-inconclusive":
+        return (f"The control {v1} reached no verdict ({ctx.describe(v1)}){ctx.evidence([(v1, a)])}: a setup or "
+                "model problem cannot be excluded, so no placement conclusion is drawn.",
+                "Anything about placement; rerun once the control completes the anomaly stages.",
+                comparisons(ctx.stages, [(v1, a)], ctx.counts), None)
+    if rule == "not-reproduced":
+        return (f"In these trials no group failed the anomaly stages, {v2} included ({ctx.rates([a, b, c, v2, v1])}): "
+                "the anomaly did not reproduce at all; the experiment is inconclusive.",
+                "That any placement is safe or that the original failure is fixed: it did not occur in these trials.",
+                [], None)
+    r = _readings(rule, ctx, failed)
+    ev, rests = ctx.evidence(r.pairs), comparisons(ctx.stages, r.pairs, ctx.counts)
+    missing = unshown(ctx.stages, r.pairs, ctx.counts)
+    if not missing:
+        return f"{r.happened[:1].upper()}{r.happened[1:]}{ev}: {r.shown}.", r.not_shown, rests, True
+    apart = [f"{g} vs {o}" for g, o in r.pairs if (g, o) not in missing]
+    partly = f" (of the differences it rests on, only {', '.join(apart)} is separable)" if apart else ""
+    return (f"In these trials {r.happened}{ev}: consistent with {r.consistent}, not shown at this n{partly}.",
+            r.not_shown, rests, False)
+
+
+def _placement_finding(ctx: _Context) -> tuple[str, str, str, list[str], list[PairEvidence], bool | None]:
     s = ctx.spec
     groups = [s.placementControl, s.positionGroup, s.roleGroup, s.sentinelGroup]
     unknown = ctx.unknown(groups)
@@ -174,17 +230,17 @@ def _placement_finding(ctx: _Context) -> tuple[str, str, str, list[str]]:
     if len(candidates) == 1:
         rule = candidates.pop()
         failed = [g for g in (s.positionGroup, s.roleGroup) if ctx.verdict[g] == "failed"]
-        statement, not_shown = _texts(rule, ctx, failed)
-        return rule, statement, not_shown, limited
+        statement, not_shown, rests, shown = _texts(rule, ctx, failed)
+        return rule, statement, not_shown, limited, rests, shown
     names = ", ".join(unknown)
+    pairs = [(s.placementControl, s.positionGroup), (s.placementControl, s.roleGroup)]
     statement = (
         f"Undetermined: {names} reached no verdict ({'; '.join(limited)}). Depending on "
         f"{'its' if len(unknown) == 1 else 'their'} outcome the evidence would support: "
-        + " / ".join(sorted(candidates)) + ctx.evidence([(s.placementControl, s.positionGroup),
-                                                         (s.placementControl, s.roleGroup)]) + "."
+        + " / ".join(sorted(candidates)) + ctx.evidence(pairs) + "."
     )
     return "inconclusive", statement, "Any placement conclusion until those groups complete the anomaly stages.", \
-        limited
+        limited, comparisons(ctx.stages, pairs, ctx.counts), None
 
 
 def derive_findings(
@@ -201,12 +257,12 @@ def derive_findings(
     v1 = spec.controlGroup
     if ctx.verdict[v1] == "failed":
         rule, limited = "control-failed", []
-        statement, not_shown = _texts(rule, ctx, [])
+        statement, not_shown, rests, shown = _texts(rule, ctx, [])
     elif ctx.verdict[v1] == "unknown":
         rule, limited = "control-inconclusive", [ctx.describe(v1)]
-        statement, not_shown = _texts(rule, ctx, [])
+        statement, not_shown, rests, shown = _texts(rule, ctx, [])
     else:
-        rule, statement, not_shown, limited = _placement_finding(ctx)
+        rule, statement, not_shown, limited, rests, shown = _placement_finding(ctx)
     reproduced, sentinel_text = _sentinel(ctx)
     finding = Finding(
         rule=f"{RULES}/{rule}",
@@ -216,6 +272,8 @@ def derive_findings(
         sentinelReproduced=reproduced,
         sentinelStatement=sentinel_text,
         limitedBy=limited,
+        restsOn=rests,
+        shown=shown,
     )
     return FindingsResult(findings=[finding], caveats=_caveats(ctx, maintenance_ran, model_kind,
                                                                   baseline_maintenance_ran))

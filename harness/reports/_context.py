@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.analysis import format_p, p_text
 from harness.report import unknown_usd
 
 from ._data import SEGMENTS, group_ids, repeat_totals, segment_table, token_totals
@@ -57,7 +58,7 @@ def headline(report: dict[str, Any]) -> dict[str, Any]:
                       "(two-sided Fisher p ≥ 0.05).")
     else:
         separation = "Separable at this n: " + "; ".join(f"{c['group']} vs {c['control']} in {c['stage']} "
-                                                         f"(p = {c['fisherP']:.3f})" for c in apart) + "."
+                                                         f"({p_text(c['fisherP'])})" for c in apart) + "."
     budget = report.get("budget") or {}
     limits, spent = budget.get("limits") or {}, dict(budget.get("spent") or {})
     if "inputTokens" in spent and "outputTokens" in spent:  # the maxTotalTokens cap counts both
@@ -120,7 +121,7 @@ def comparisons(report: dict[str, Any]) -> list[dict[str, Any]]:
                     "controlRate": f"{c.get('controlPasses')}/{c.get('controlN')}",
                     "groupWilson": _interval(c.get("groupWilson95")),
                     "controlWilson": _interval(c.get("controlWilson95")),
-                    "p": "—" if c.get("fisherP") is None else f"{c['fisherP']:.3f}",
+                    "p": "—" if c.get("fisherP") is None else format_p(c["fisherP"]),
                     "verdict": "not compared" if sep is None else
                     ("separable (p < 0.05)" if sep else "not separable at this n")})
     return out
