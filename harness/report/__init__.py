@@ -1,5 +1,6 @@
 """report.json (O-2): the versioned model and its write/read helpers."""
 
+from ._difference_text import differs_in, summarize
 from ._differences import GroupDifference, WordChange, word_diff
 from ._json import ReportError, read_report, write_json_atomic, write_report
 from ._junit import junit_xml, write_junit, xml_safe
@@ -45,7 +46,7 @@ __all__ = [
     "BudgetReport", "CheckResult", "GroupDifference", "GroupReport", "ModelInfo", "ModelPrice", "NotExercised",
     "PassRate", "PlanRef", "ProtocolInfo", "Report", "ReportError", "ReportStatus", "RunReport", "Spent",
     "StageReport", "ToolCallRecord", "TrialMetrics", "TrialReport", "TrialStatus", "WordChange", "SweepBudget",
-    "SweepCell", "SweepModelRun", "SweepReport", "distinct_answers", "is_sweep", "junit_xml", "read_report",
-    "read_sweep", "unknown_usd", "word_diff", "write_json_atomic", "write_junit", "write_report", "write_sweep",
-    "xml_safe",
+    "SweepCell", "SweepModelRun", "SweepReport", "differs_in", "distinct_answers", "is_sweep", "junit_xml",
+    "read_report", "read_sweep", "summarize", "unknown_usd", "word_diff", "write_json_atomic", "write_junit",
+    "write_report", "write_sweep", "xml_safe",
 ]
