@@ -38,10 +38,18 @@ from ._sweep import (
     read_sweep,
     write_sweep,
 )
-from ._workflow import INFRA_KIND_WORDS, INFRA_KINDS, ExpectationResult, GroupInfrastructure, Override, kinds_text
+from ._workflow import (
+    INFRA_KIND_WORDS,
+    INFRA_KINDS,
+    NOT_RETRIED_KINDS,
+    ExpectationResult,
+    GroupInfrastructure,
+    Override,
+    kinds_text,
+)
 
 __all__ = [
-    "INFRA_KINDS", "INFRA_KIND_WORDS", "SCHEMA_VERSION", "SWEEP_FILE", "SWEEP_SCHEMA_VERSION",
+    "INFRA_KINDS", "INFRA_KIND_WORDS", "NOT_RETRIED_KINDS", "SCHEMA_VERSION", "SWEEP_FILE", "SWEEP_SCHEMA_VERSION",
     "ExpectationResult", "GroupInfrastructure", "Override", "kinds_text",
     "BudgetReport", "CheckResult", "GroupDifference", "GroupReport", "ModelInfo", "ModelPrice", "NotExercised",
     "PassRate", "PlanRef", "ProtocolInfo", "Report", "ReportError", "ReportStatus", "RunReport", "Spent",

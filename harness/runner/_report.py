@@ -182,7 +182,7 @@ def build_report(exp: Experiment, request: Any, experiment_id: str, status: str,
         groups=groups,
         comparisons=comparisons, baselineComparisons=baseline, findings=findings.findings, caveats=caveats,
         expectations=evaluate(plan, list(getattr(request, "expect", [])), exp.outcomes), overrides=overrides,
-        infrastructure=infrastructure(group_ids, exp.records),
+        infrastructure=infrastructure(group_ids, exp.records), infraRetries=plan.stop.infraRetries,
         groupDifferences=group_differences(exp))
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from harness.reports._workflow import infrastructure
 from harness.runner import RunOutcome
 from tests.harness.runner._run import outcomes, query, run_plan
 
@@ -112,4 +113,11 @@ def test_a_plan_the_oracle_cannot_read_is_a_set_up_error_never_a_model_failure(t
     assert any(c.startswith("The scripted model scripted/oracle does not support this plan's wording: 23 trial(s)")
                for c in outcome.report.caveats)
     assert query(outcome.run_dir, "SELECT DISTINCT status FROM llm_calls") == [("unsupported_input",)]
+    # the infrastructure section names the set-up error as such and does not claim a retry (infraRetries = 1)
+    infra = {e.group: e for e in outcome.report.infrastructure}
+    assert infra["A"].errorKinds == {"unsupported_input": 4} and infra["A"].retriedTrials == 0
+    assert outcome.report.infraRetries == 1
+    total = infrastructure(outcome.report.model_dump(mode="json"))["total"]
+    assert ("No error trial was retried as a new trial; 23 are set-up errors (the scripted model cannot read this "
+            "input), never retried") in total and "are retried as new trials" not in total
     assert query(outcome.run_dir, "SELECT count(*) FROM trials WHERE status = 'failed'") == [(0,)]
