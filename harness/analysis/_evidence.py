@@ -72,8 +72,31 @@ def lower(c: PairEvidence) -> bool:
     return c.separable and c.passes * c.otherN < c.otherPasses * c.n
 
 
-def unshown(stages: Sequence[str], pairs: Sequence[tuple[str, str]], counts: CountsByGroup) -> list[tuple[str, str]]:
+def unshown(stages: Sequence[str], pairs: Sequence[tuple[str, str]], counts: CountsByGroup,
+            samples: CountsByGroup | None = None) -> list[tuple[str, str]]:
     """The pairs (worse, better) whose difference no stage shows: in no stage where both have a verdict is
-    the first separably below the second. Empty: every claimed difference is shown at this n."""
-    found = comparisons(stages, pairs, counts)
-    return [(g, o) for g, o in pairs if not any(lower(c) for c in found if (c.group, c.other) == (g, o))]
+    the first separably below the second, on the counts and, given ``samples`` (the independent samples
+    behind them, at most the distinct answers), on those too. Empty: every claimed difference is shown."""
+    def shown(g: str, o: str, stage: str) -> bool:
+        c = comparison(stage, g, o, counts)
+        if c is None or not lower(c):
+            return False
+        e = None if samples is None else comparison(stage, g, o, samples)
+        return samples is None or (e is not None and lower(e))
+
+    return [(g, o) for g, o in pairs if not any(shown(g, o, s) for s in stages)]
+
+
+def dependence_text(stages: Sequence[str], pairs: Sequence[tuple[str, str]], counts: CountsByGroup,
+                    samples: CountsByGroup) -> str:
+    """``simple: A 0/4 vs B 4/4 are at most A 0/1 vs B 1/1 independent samples, Fisher p = 1.0``: for each
+    pair separable on its counts but not on its independent samples (identical repeats)."""
+    out = []
+    for stage in stages:
+        for g, o in pairs:
+            c, e = comparison(stage, g, o, counts), comparison(stage, g, o, samples)
+            if c is not None and lower(c) and e is not None and not lower(e):
+                out.append(f"{stage}: {c.group} {c.passes}/{c.n} vs {c.other} {c.otherPasses}/{c.otherN} are at "
+                           f"most {e.group} {e.passes}/{e.n} vs {e.other} {e.otherPasses}/{e.otherN} independent "
+                           f"samples, Fisher {p_text(e.fisherP)}")
+    return "; ".join(out)

@@ -4,12 +4,13 @@ A pure function of the groups' outcomes and counts in the anomaly stages. Every 
 n and the two-sided Fisher p it rests on (``_evidence``) and words its claim by them (X-41): a rule's
 reading ("the trailing assistant placement is implicated") is stated only when every difference it
 claims is separable (p < 0.05); otherwise the sentence says what happened in these trials and that
-it is consistent with the reading, not shown at this n (``Finding.shown``). The sentinel sentence is made only for
-stages in which the sentinel has a verdict and the control passed, otherwise it says the sentinel's
-result is not interpretable; a stage without any trial with a verdict is never described as passed
-or failed. F(g) means "g failed an anomaly
-stage" (status ``failed``). ``inconclusive``, ``not_reached`` and ``skipped`` are *not* failures:
-such a group has no verdict. When a rule's premises involve a group without a verdict, the rule is
+it is consistent with the reading, not shown at this n (``Finding.shown``); repeats that are one
+sample repeated (identical answers at temperature 0) count as the distinct answers they are. The
+sentinel sentence is made only for stages in which the sentinel has a verdict and the control
+passed, otherwise it says the sentinel's result is not interpretable; a stage without any trial
+with a verdict is never described as passed or failed. F(g) means "g failed an anomaly stage"
+(status ``failed``). ``inconclusive``, ``not_reached`` and ``skipped`` are *not* failures: such a
+group has no verdict. When a rule's premises involve a group without a verdict, the rule is
 evaluated for every possible verdict of those groups; it fires only if all of them lead to the same
 rule (and the finding names what limited it), otherwise the finding is ``inconclusive`` and lists
 the candidates.
@@ -23,7 +24,7 @@ from typing import Literal, NamedTuple
 
 from harness.plan import FindingsSpec
 
-from ._evidence import CountsByGroup, comparisons, evidence_text, rate, unshown
+from ._evidence import CountsByGroup, comparisons, dependence_text, evidence_text, rate, unshown
 from ._models import Finding, FindingsResult, ModelKind, PairEvidence, StageStatus
 
 Verdict = Literal["failed", "passed", "unknown"]
@@ -56,9 +57,10 @@ def _placement_rule(fa: bool, fb: bool, fc: bool, fv2: bool) -> str:
 
 class _Context:
     def __init__(self, spec: FindingsSpec, outcomes: Mapping[str, Mapping[str, StageStatus]],
-                 counts: CountsByGroup) -> None:
+                 counts: CountsByGroup, samples: CountsByGroup | None = None) -> None:
         self.spec = spec
         self.counts = counts
+        self.samples = samples
         self.stages = list(spec.anomalyStages)
         names = [spec.controlGroup, spec.placementControl, spec.positionGroup, spec.roleGroup, spec.sentinelGroup]
         self.basis = {g: {s: st for s, st in outcomes.get(g, {}).items() if s in self.stages} for g in names}
@@ -97,6 +99,23 @@ class _Context:
     def unknown(self, groups: Sequence[str]) -> list[str]:
         return [g for g in groups if self.verdict[g] == "unknown"]
 
+    def not_shown(self, pairs: Sequence[tuple[str, str]], stages: Sequence[str] | None = None) -> str | None:
+        """None when every claimed difference is shown; else why not, as the end of a sentence."""
+        stages = self.stages if stages is None else stages
+        missing = unshown(stages, pairs, self.counts, self.samples)
+        if not missing:
+            return None
+        raw = unshown(stages, pairs, self.counts)
+        apart = [f"{g} vs {o}" for g, o in pairs if (g, o) not in missing]
+        why = "not shown at this n" if raw else "not shown"
+        if apart:
+            why += f" (of the differences it rests on, only {', '.join(apart)} is separable)"
+        repeated = [p for p in missing if p not in raw]
+        if repeated and self.samples is not None:
+            why += (f"{'; and' if raw else ':'} identical repeats are one sample repeated ("
+                    + dependence_text(stages, repeated, self.counts, self.samples) + ")")
+        return why
+
 
 def _sentinel(ctx: _Context) -> tuple[bool | None, str]:
     """Did the sentinel reproduce the anomaly? Only readable in stages where the control passed; said as
@@ -113,10 +132,11 @@ def _sentinel(ctx: _Context) -> tuple[bool | None, str]:
                       f"({ctx.describe(v1)}), so the anomaly cannot be told apart from a setup or model problem.")
     evidence = ctx.evidence([(v2, v1)], readable)
     if verdict == "failed":
-        if unshown(readable, [(v2, v1)], ctx.counts):
+        why = ctx.not_shown([(v2, v1)], readable)
+        if why is not None:
             return True, (f"The sentinel {v2} (unified@2) reproduced the anomaly in these trials: it failed "
                           f"{', '.join(readable)}, which the control {v1} passed{evidence}; that {v2} fails more "
-                          f"often than {v1} is not shown at this n.")
+                          f"often than {v1} is {why}.")
         return True, (f"The sentinel {v2} (unified@2) reproduced the anomaly: it failed {', '.join(readable)}, "
                       f"which the control {v1} passed{evidence}.")
     return False, (f"The sentinel {v2} (unified@2) did not reproduce the anomaly in these trials: it passed "
@@ -211,13 +231,10 @@ def _texts(rule: str, ctx: _Context, failed: Sequence[str]) -> tuple[str, str, l
                 [], None)
     r = _readings(rule, ctx, failed)
     ev, rests = ctx.evidence(r.pairs), comparisons(ctx.stages, r.pairs, ctx.counts)
-    missing = unshown(ctx.stages, r.pairs, ctx.counts)
-    if not missing:
+    why = ctx.not_shown(r.pairs)
+    if why is None:
         return f"{r.happened[:1].upper()}{r.happened[1:]}{ev}: {r.shown}.", r.not_shown, rests, True
-    apart = [f"{g} vs {o}" for g, o in r.pairs if (g, o) not in missing]
-    partly = f" (of the differences it rests on, only {', '.join(apart)} is separable)" if apart else ""
-    return (f"In these trials {r.happened}{ev}: consistent with {r.consistent}, not shown at this n{partly}.",
-            r.not_shown, rests, False)
+    return f"In these trials {r.happened}{ev}: consistent with {r.consistent}, {why}.", r.not_shown, rests, False
 
 
 def _placement_finding(ctx: _Context) -> tuple[str, str, str, list[str], list[PairEvidence], bool | None]:
@@ -251,9 +268,15 @@ def derive_findings(
     maintenance_ran: bool,
     model_kind: ModelKind,
     baseline_maintenance_ran: bool | None = None,
+    samples: CountsByGroup | None = None,
 ) -> FindingsResult:
-    """Findings and caveats from group → stage → status and (passes, n) (X-40, X-42, X-44, P-91)."""
-    ctx = _Context(spec, outcomes, counts)
+    """Findings and caveats from group → stage → status and (passes, n) (X-40, X-42, X-44, P-91).
+
+    ``samples``: group → stage → the independent samples behind (passes, n), at most the distinct
+    passing and failing answers, for repeats that are not independent draws (temperature 0: identical
+    repeats are one sample repeated); a difference is shown only if separable on those too. None: the
+    repeats are taken as independent."""
+    ctx = _Context(spec, outcomes, counts, samples)
     v1 = spec.controlGroup
     if ctx.verdict[v1] == "failed":
         rule, limited = "control-failed", []

@@ -171,6 +171,9 @@ def _stage_finding(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], g
 
 def _reading(finding: Finding) -> str:
     """How far a model's finding goes, in words: its reading shown, only consistent with the trials, or none."""
+    if finding.shown is False and finding.restsOn and all(c.separable for c in finding.restsOn):
+        return "consistent with its trials, not shown (separable counts, but its finding says why not: identical " \
+               "repeats are one sample repeated)"
     return {True: "shown at this n", False: "consistent with its trials, not shown at this n",
             None: "no difference claimed"}[finding.shown]
 

@@ -156,3 +156,22 @@ def test_no_sentence_about_a_stage_no_trial_ran() -> None:
     unknown = finding(outcomes({"A"}, v2=INCONCLUSIVE))
     assert unknown.sentinelReproduced is None
     assert unknown.sentinelStatement.startswith("Whether the sentinel v2 reproduced the anomaly is unknown")
+
+
+def test_identical_repeats_do_not_show_a_difference_their_counts_separate() -> None:
+    """The English variant: A 0/4 vs B 4/4 (p = 0.029) at temperature 0, every group's 4 answers
+    identical: one sample repeated, at most 0/1 vs 1/1 independent samples (p = 1.0): not shown."""
+    o = outcomes({"A", "v2"})
+    counts, one = counts_of(o, n=4), counts_of(o, n=1)
+    f = derive_findings(SPEC, o, counts=counts, samples=one, maintenance_ran=True, model_kind="scripted").findings[0]
+    assert f.shown is False and "A 0/4 vs B 4/4, Fisher p = 0.029, separable (p < 0.05)" in f.statement
+    assert ("consistent with the trailing assistant placement being implicated (moving the state before the "
+            "history, or giving it the user role, removing the failure), not shown: identical repeats are one "
+            "sample repeated (simple: A 0/4 vs B 4/4 are at most A 0/1 vs B 1/1 independent samples, Fisher "
+            "p = 1.0;") in f.statement
+    assert f.sentinelStatement.endswith("that v2 fails more often than v1 is not shown: identical repeats are one "
+                                        "sample repeated (simple: v2 0/4 vs v1 4/4 are at most v2 0/1 vs v1 1/1 "
+                                        "independent samples, Fisher p = 1.0).")
+    distinct = derive_findings(SPEC, o, counts=counts_of(o, n=8), samples=counts_of(o, n=8), maintenance_ran=True,
+                               model_kind="real").findings[0]
+    assert distinct.shown is True  # as many distinct answers as trials: independent, the reading stands

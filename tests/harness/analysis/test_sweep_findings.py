@@ -93,3 +93,17 @@ def test_a_group_failing_everywhere_and_groups_without_verdict() -> None:
     v1 = cross_model_findings(SPEC, {"M1": _model({"v1": 0})}, GROUPS, {})
     control = next(f for f in v1 if f.group == "v1")
     assert control.perModel[0].comparator == "A"  # the control is compared with the placement control
+
+
+def test_a_model_whose_counts_separate_but_whose_repeats_are_one_sample_is_not_called_shown() -> None:
+    model = {g: {"simple": StageOutcome(status="failed" if g == "A" else "passed", passes=0 if g == "A" else 4, n=4)}
+             for g in ("A", "B", "C", "v2", "v1")}
+    outcomes = {g: {"simple": o["simple"].status} for g, o in model.items()}
+    counts = {g: {"simple": (o["simple"].passes, 4)} for g, o in model.items()}
+    one = {g: {"simple": (min(p, 1), 1)} for g, (p, _) in ((g, c["simple"]) for g, c in counts.items())}
+    (finding,) = derive_findings(FindingsSpec(anomalyStages=["simple"]), outcomes, counts=counts, samples=one,
+                                 maintenance_ran=True, model_kind="scripted").findings
+    rules = cross_model_findings(SPEC, {"M": model}, GROUPS, {"M": [finding]})[-1]
+    assert "M: trailing-assistant-implicated, consistent with its trials, not shown (separable counts, but its " \
+           "finding says why not: identical repeats are one sample repeated) (simple: A 0/4 vs B 4/4, Fisher " \
+           "p = 0.029, separable (p < 0.05);" in rules.statement
