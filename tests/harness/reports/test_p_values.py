@@ -76,3 +76,16 @@ def test_probe_numbers_prints_p_below_0_001_as_such(run_dir: Path, capsys: pytes
     out = capsys.readouterr().out
     assert "| simple | B vs A | 10/10 vs 0/10 | < 0.001 | yes |" in out
     assert "| simple | C vs A | 3/3 vs 0/10 | 0.0035 | yes |" in out
+
+
+def test_the_headline_says_when_separable_counts_are_one_sample_repeated() -> None:
+    """English variant, prefill-continuer: B 4/4 vs A 0/4 (p = 0.029) from identical answers at temperature 0."""
+    groups = [{"id": g, "stages": [{"id": "simple", "distinctAnswers": 1, "passRate": {"n": 4}}]} for g in "AB"]
+    comparison = {**_comparison(0.029), "groupPasses": 4, "groupN": 4, "controlPasses": 0, "controlN": 4}
+    report = {"comparisons": [comparison], "groups": groups, "model": {"sampling": {"temperature": 0}}}
+    separation = headline(report)["separation"]
+    assert separation.startswith("Separable at this n: B vs A in simple (p = 0.029). But the repeats behind it are "
+                                 "identical answers (B/simple 1 distinct of 4, A/simple 1 distinct of 4): one sample "
+                                 "repeated, not independent draws")
+    sampled = {**report, "model": {"sampling": {"temperature": 0.7}}}  # independent draws if the server sampled
+    assert "identical answers" not in headline(sampled)["separation"]
