@@ -20,12 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from itertools import product
-from typing import Literal, NamedTuple
+from typing import Literal
 
 from harness.plan import FindingsSpec
 
 from ._evidence import CountsByGroup, comparisons, dependence_text, evidence_text, rate, unshown
 from ._models import Finding, FindingsResult, ModelKind, PairEvidence, StageStatus
+from ._readings import reading
 
 Verdict = Literal["failed", "passed", "unknown"]
 RULES = "placement-v3"
@@ -143,71 +144,6 @@ def _sentinel(ctx: _Context) -> tuple[bool | None, str]:
                    f"{', '.join(readable)}{evidence}.")
 
 
-class _Reading(NamedTuple):
-    """A rule's sentence in parts: what happened, the comparisons (worse, better) its reading claims, the
-    reading when they are separable, the reading as "consistent with …" when not, and what it does not show."""
-
-    happened: str
-    pairs: list[tuple[str, str]]
-    shown: str
-    consistent: str
-    not_shown: str
-
-
-def _readings(rule: str, ctx: _Context, failed: Sequence[str]) -> _Reading:
-    s = ctx.spec
-    a, b, c, v1, v2 = s.placementControl, s.positionGroup, s.roleGroup, s.controlGroup, s.sentinelGroup
-    beyond = "nor that it holds for other models, tasks or a larger n (see the comparisons for separability)"
-    f = ctx.failed_in
-    table = {
-        "trailing-assistant-implicated": _Reading(
-            f"{a} (trailing assistant state) {f([a])} while {b} (state before the history) and {c} (state as a "
-            "user message) did not", [(a, b), (a, c)],
-            "the trailing assistant placement is implicated; moving the state before the history and giving it the "
-            "user role each remove the failure",
-            "the trailing assistant placement being implicated (moving the state before the history, or giving it "
-            "the user role, removing the failure)",
-            f"Which of position or role matters more, or that B or C is free of other risks; {beyond}."),
-        "position-implicated": _Reading(
-            f"{a} and {c} (state after the history) {f([a, c])} while {b} (state before the history) "
-            "did not", [(a, b), (c, b)],
-            "the position of the state block is implicated; moving it helps, changing its role alone does not",
-            "the position of the state block being implicated (moving it helping, changing its role alone not)",
-            f"That role plays no part, or that placement B is free of costs (it breaks prompt caching); {beyond}."),
-        "role-implicated": _Reading(
-            f"{a} and {b} (state as an assistant message) {f([a, b])} while {c} (state as a user "
-            "message) did not", [(a, c), (b, c)],
-            "the role of the state block is implicated; the user role helps, moving it alone does not",
-            "the role of the state block being implicated (the user role helping, moving it alone not)",
-            "That a user-role state is safe (a model may take it for the user's request, the risk of C); "
-            f"{beyond}."),
-        "placement-not-the-remedy": _Reading(
-            f"{a}, {b} and {c} all {f([a, b, c])} while the control {v1} did not",
-            [(a, v1), (b, v1), (c, v1)],
-            "the state block or the prompt shared by unified@3 derails this model whatever the placement; placement "
-            "is not the remedy",
-            "the state block or the prompt shared by unified@3 derailing this model whatever the placement",
-            f"Whether the state block or the shared v3 prompt is responsible; {beyond}."),
-        "not-reproduced-under-v3-prompt": _Reading(
-            f"none of {a}, {b}, {c} failed, but {v2} {f([v2])}", [(v2, a), (v2, b), (v2, c)],
-            "the anomaly did not reproduce under unified@3; the changes its groups share (the prompt without v2's "
-            "positional words, the state text's view sentence) may explain it",
-            "the changes the unified@3 groups share (the prompt without v2's positional words, the state text's "
-            "view sentence) explaining the anomaly's absence",
-            "Any attribution to the position or role of the state block: A, B and C differ from v2 in the "
-            "prompt and the state text as well, so no placement is credited with the fix."),
-        "placement-worse-than-control": _Reading(
-            f"{a} (the placement control) did not fail, but {' and '.join(failed)} {f(failed)}",
-            [(g, a) for g in failed],
-            f"{'that placement is' if len(failed) == 1 else 'those placements are'} worse than the control on this "
-            "model",
-            f"{'that placement' if len(failed) == 1 else 'those placements'} being worse than the control on this "
-            "model",
-            f"Why the v2 anomaly occurred; {beyond}."),
-    }
-    return table[rule]
-
-
 def _texts(rule: str, ctx: _Context, failed: Sequence[str]) -> tuple[str, str, list[PairEvidence], bool | None]:
     """(statement, doesNotShow, the comparisons it rests on, shown) of a rule that fired."""
     s = ctx.spec
@@ -229,7 +165,7 @@ def _texts(rule: str, ctx: _Context, failed: Sequence[str]) -> tuple[str, str, l
                 "the anomaly did not reproduce at all; the experiment is inconclusive.",
                 "That any placement is safe or that the original failure is fixed: it did not occur in these trials.",
                 [], None)
-    r = _readings(rule, ctx, failed)
+    r = reading(rule, ctx.spec, ctx.failed_in, failed)
     ev, rests = ctx.evidence(r.pairs), comparisons(ctx.stages, r.pairs, ctx.counts)
     why = ctx.not_shown(r.pairs)
     if why is None:
