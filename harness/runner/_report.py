@@ -146,8 +146,8 @@ def build_report(exp: Experiment, request: Any, experiment_id: str, status: str,
         temperature = plan.models.sampling.temperature  # sampled repeats are independent draws (caveat if not)
         independent = None if temperature is not None and temperature > 0 else {
             g: {st: samples(exp, g, st) for st in per} for g, per in all_counts.items()}
-        findings = derive_findings(spec, outcomes, counts=all_counts, maintenance_ran=ran, model_kind=kind,
-                                   baseline_maintenance_ran=baseline_ran, samples=independent)  # type: ignore[arg-type]
+        findings = derive_findings(spec, outcomes, counts=all_counts, maintenance_ran=ran, samples=independent,
+                                   model_kind=kind, baseline_maintenance_ran=baseline_ran)  # type: ignore[arg-type]
     comparisons = list(compare_with_control(
         all_counts, spec.placementControl, [st.id for st in plan.stages], group_ids))
     baseline: list[BaselineComparison] = []
