@@ -11,6 +11,7 @@ from ._catalog import (
     resolve,
     resolve_ref,
 )
+from ._derived import STATE_VIEW_V3
 from ._dispatch import Dispatched
 from ._errors import (
     CapacityExceeded,
@@ -43,7 +44,7 @@ from ._version import ProtocolVersion
 from .tools import COMPRESS_TOOL
 
 __all__ = [
-    "CATALOG", "COMPRESS_TOOL", "MAIN_WINDOW", "MAX_JSON_DEPTH", "PLACEHOLDER", "RUN_ID_RE",
+    "CATALOG", "COMPRESS_TOOL", "MAIN_WINDOW", "MAX_JSON_DEPTH", "PLACEHOLDER", "RUN_ID_RE", "STATE_VIEW_V3",
     "AgentConfig", "CapacityExceeded", "Checkpoint", "CurrentWindowEntry", "Dispatched", "Fold", "FrozenView",
     "Group",
     "HostOptions", "InvalidInput", "JsonRejected", "KvLimitExceeded", "KvLimits", "LoadedState", "MaintenanceOptions",

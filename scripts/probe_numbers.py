@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from harness.analysis import fisher_p, wilson_interval
+from harness.analysis import fisher_p, format_p, wilson_interval
 
 
 def _rate(passes: int, n: int) -> str:
@@ -107,7 +107,7 @@ def main() -> None:
             out.append(f"| {stage} | {group} vs {control} | {gp}/{gn} vs {cp}/{cn} | — | not compared |")
             continue
         p = fisher_p(gp, gn, cp, cn)
-        out.append(f"| {stage} | {group} vs {control} | {gp}/{gn} vs {cp}/{cn} | {p:.3f} | "
+        out.append(f"| {stage} | {group} vs {control} | {gp}/{gn} vs {cp}/{cn} | {format_p(p)} | "
                    f"{'yes' if p < 0.05 else 'no'} |")
     out += ["", "Findings:", ""]
     out += [f"- `{f['rule']}`: {f['statement']} {f['sentinelStatement']}\n  - does not show: {f['doesNotShow']}"

@@ -23,18 +23,20 @@ from ._models import (
     Finding,
     FindingsResult,
     ModelKind,
+    PairEvidence,
     StageStatus,
 )
 from ._rate_findings import RATE_RULES, derive_rate_findings
-from ._stats import ALPHA, Z_95, fisher_p, pass_hat_k, pass_hat_ks, separable, wilson_interval
+from ._stats import ALPHA, Z_95, fisher_p, format_p, p_text, pass_hat_k, pass_hat_ks, separable, wilson_interval
 from ._sweep import ModelEvidence, StageOutcome, SweepFinding, cross_model_findings
 
 __all__ = [
     "ALPHA", "FAILURE_MODES", "RATE_RULES", "RULES", "Z_95",
     "BaselineComparison", "CallEvidence", "Comparison", "ConversationOutcome", "Counts", "Diagnosis", "FailureMode",
-    "Finding", "FindingsResult", "ModelEvidence", "ModelKind", "StageOutcome", "StageStatus", "SweepFinding",
-    "TrialEvidence", "TurnEvidence",
+    "Finding", "FindingsResult", "ModelEvidence", "ModelKind", "PairEvidence", "StageOutcome", "StageStatus",
+    "SweepFinding", "TrialEvidence", "TurnEvidence",
     "anomaly_verdict", "answer_shape", "classify_failure", "compare", "compare_with_baseline", "compare_with_control",
     "cross_model_findings", "derive_findings", "derive_rate_findings",
-    "echo_source", "fisher_p", "mode_counts", "pass_hat_k", "pass_shape", "pass_hat_ks", "separable", "wilson_interval",
+    "echo_source", "fisher_p", "format_p", "mode_counts", "p_text", "pass_hat_k", "pass_shape", "pass_hat_ks",
+    "separable", "wilson_interval",
 ]

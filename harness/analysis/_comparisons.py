@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ._models import BaselineComparison, Comparison, ConversationOutcome
-from ._stats import fisher_p, separable, wilson_interval
+from ._stats import fisher_p, p_text, separable, wilson_interval
 
 Counts = tuple[int, int]
 """(passes, n): trials with a verdict only; error and skipped trials are not in n."""
@@ -35,7 +35,7 @@ def compare(stage: str, group: str, group_counts: Counts, control: str, control_
         stage=stage, group=group, control=control, groupPasses=gp, groupN=gn, controlPasses=cp, controlN=cn,
         groupWilson95=gw, controlWilson95=cw, fisherP=p, separable=apart,
         statement=f"{stage}: {_rate(group, (gp, gn), gw)} vs {_rate(control, (cp, cn), cw)}, "
-        f"Fisher p = {p:.2f}: {verdict}.",
+        f"Fisher {p_text(p)}: {verdict}.",
     )
 
 

@@ -2,14 +2,17 @@
 
 A clause compares two groups in one anomaly stage: ``simple: A 0/3 vs B 3/3, Fisher p = 0.10, not
 separable at this n``. A stage in which either group has no trial with a verdict is left out: no
-sentence says anything about a stage without trials.
+sentence says anything about a stage without trials. ``comparisons`` gives the same pairs as data
+(``PairEvidence``), and ``shown`` says whether a claimed difference is separable (X-41): only then
+may a finding state its reading as shown rather than as consistent with the trials.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ._stats import fisher_p, separable
+from ._models import PairEvidence
+from ._stats import fisher_p, p_text, separable
 
 Counts = tuple[int, int]
 """(passes, n) over the trials with a verdict."""
@@ -21,24 +24,38 @@ def rate(group: str, counts: Counts) -> str:
     return f"{group} {counts[0]}/{counts[1]}"
 
 
-def pair(stage: str, group: str, other: str, counts: CountsByGroup) -> str | None:
-    """``A 0/3 vs B 3/3, Fisher p = 0.10, not separable at this n``; None unless both have a verdict there."""
+def comparison(stage: str, group: str, other: str, counts: CountsByGroup) -> PairEvidence | None:
+    """``group`` against ``other`` in one stage; None unless both have a trial with a verdict there."""
     mine, theirs = counts.get(group, {}).get(stage), counts.get(other, {}).get(stage)
     if mine is None or theirs is None or mine[1] == 0 or theirs[1] == 0:
         return None
     p = fisher_p(mine[0], mine[1], theirs[0], theirs[1])
-    verdict = "separable (p < 0.05)" if separable(p) else "not separable at this n"
-    return f"{rate(group, mine)} vs {rate(other, theirs)}, Fisher p = {p:.2f}, {verdict}"
+    return PairEvidence(stage=stage, group=group, passes=mine[0], n=mine[1], other=other, otherPasses=theirs[0],
+                        otherN=theirs[1], fisherP=p, separable=separable(p))
+
+
+def comparisons(stages: Sequence[str], pairs: Sequence[tuple[str, str]], counts: CountsByGroup) -> list[PairEvidence]:
+    """Every pair in every stage where both groups have a verdict, stage by stage."""
+    return [c for stage in stages for g, o in pairs if (c := comparison(stage, g, o, counts)) is not None]
+
+
+def pair_text(c: PairEvidence) -> str:
+    """``A 0/3 vs B 3/3, Fisher p = 0.10, not separable at this n``."""
+    verdict = "separable (p < 0.05)" if c.separable else "not separable at this n"
+    return f"{c.group} {c.passes}/{c.n} vs {c.other} {c.otherPasses}/{c.otherN}, Fisher {p_text(c.fisherP)}, {verdict}"
+
+
+def pair(stage: str, group: str, other: str, counts: CountsByGroup) -> str | None:
+    """``A 0/3 vs B 3/3, Fisher p = 0.10, not separable at this n``; None unless both have a verdict there."""
+    c = comparison(stage, group, other, counts)
+    return None if c is None else pair_text(c)
 
 
 def clauses(stages: Sequence[str], pairs: Sequence[tuple[str, str]], counts: CountsByGroup) -> list[str]:
     """Per stage in which some pair has both groups with a verdict: ``stage: pair; pair``."""
-    out = []
-    for stage in stages:
-        found = [c for g, o in pairs if (c := pair(stage, g, o, counts)) is not None]
-        if found:
-            out.append(f"{stage}: " + "; ".join(found))
-    return out
+    found = comparisons(stages, pairs, counts)
+    return [f"{stage}: " + "; ".join(pair_text(c) for c in found if c.stage == stage)
+            for stage in stages if any(c.stage == stage for c in found)]
 
 
 def evidence_text(stages: Sequence[str], pairs: Sequence[tuple[str, str]], counts: CountsByGroup) -> str:
@@ -48,3 +65,38 @@ def evidence_text(stages: Sequence[str], pairs: Sequence[tuple[str, str]], count
         names = sorted({g for p in pairs for g in p})
         return f" (no stage in which {', '.join(names)} all have trials with a verdict: no Fisher p)"
     return " (rests on " + " | ".join(found) + ")"
+
+
+def lower(c: PairEvidence) -> bool:
+    """Is ``c.group`` separably below ``c.other`` (p < 0.05, and its pass rate the lower)?"""
+    return c.separable and c.passes * c.otherN < c.otherPasses * c.n
+
+
+def unshown(stages: Sequence[str], pairs: Sequence[tuple[str, str]], counts: CountsByGroup,
+            samples: CountsByGroup | None = None) -> list[tuple[str, str]]:
+    """The pairs (worse, better) whose difference no stage shows: in no stage where both have a verdict is
+    the first separably below the second, on the counts and, given ``samples`` (the independent samples
+    behind them, at most the distinct answers), on those too. Empty: every claimed difference is shown."""
+    def shown(g: str, o: str, stage: str) -> bool:
+        c = comparison(stage, g, o, counts)
+        if c is None or not lower(c):
+            return False
+        e = None if samples is None else comparison(stage, g, o, samples)
+        return samples is None or (e is not None and lower(e))
+
+    return [(g, o) for g, o in pairs if not any(shown(g, o, s) for s in stages)]
+
+
+def dependence_text(stages: Sequence[str], pairs: Sequence[tuple[str, str]], counts: CountsByGroup,
+                    samples: CountsByGroup) -> str:
+    """``simple: A 0/4 vs B 4/4 are at most A 0/1 vs B 1/1 independent samples, Fisher p = 1.0``: for each
+    pair separable on its counts but not on its independent samples (identical repeats)."""
+    out = []
+    for stage in stages:
+        for g, o in pairs:
+            c, e = comparison(stage, g, o, counts), comparison(stage, g, o, samples)
+            if c is not None and lower(c) and e is not None and not lower(e):
+                out.append(f"{stage}: {c.group} {c.passes}/{c.n} vs {c.other} {c.otherPasses}/{c.otherN} are at "
+                           f"most {e.group} {e.passes}/{e.n} vs {e.other} {e.otherPasses}/{e.otherN} independent "
+                           f"samples, Fisher {p_text(e.fisherP)}")
+    return "; ".join(out)

@@ -1,12 +1,16 @@
 """The findings rules of X-40 (``placement-v3``), plus the caveats of X-42, X-44 and P-91.
 
 A pure function of the groups' outcomes and counts in the anomaly stages. Every sentence names the
-n and the two-sided Fisher p it rests on (``_evidence``); the sentinel sentence is made only for
-stages in which the sentinel has a verdict and the control passed, otherwise it says the sentinel's
-result is not interpretable; a stage without any trial with a verdict is never described as passed
-or failed. F(g) means "g failed an anomaly
-stage" (status ``failed``). ``inconclusive``, ``not_reached`` and ``skipped`` are *not* failures:
-such a group has no verdict. When a rule's premises involve a group without a verdict, the rule is
+n and the two-sided Fisher p it rests on (``_evidence``) and words its claim by them (X-41): a rule's
+reading ("the trailing assistant placement is implicated") is stated only when every difference it
+claims is separable (p < 0.05); otherwise the sentence says what happened in these trials and that
+it is consistent with the reading, not shown at this n (``Finding.shown``); repeats that are one
+sample repeated (identical answers at temperature 0) count as the distinct answers they are. The
+sentinel sentence is made only for stages in which the sentinel has a verdict and the control
+passed, otherwise it says the sentinel's result is not interpretable; a stage without any trial
+with a verdict is never described as passed or failed. F(g) means "g failed an anomaly stage"
+(status ``failed``). ``inconclusive``, ``not_reached`` and ``skipped`` are *not* failures: such a
+group has no verdict. When a rule's premises involve a group without a verdict, the rule is
 evaluated for every possible verdict of those groups; it fires only if all of them lead to the same
 rule (and the finding names what limited it), otherwise the finding is ``inconclusive`` and lists
 the candidates.
@@ -20,8 +24,9 @@ from typing import Literal
 
 from harness.plan import FindingsSpec
 
-from ._evidence import CountsByGroup, evidence_text
-from ._models import Finding, FindingsResult, ModelKind, StageStatus
+from ._evidence import CountsByGroup, comparisons, dependence_text, evidence_text, rate, unshown
+from ._models import Finding, FindingsResult, ModelKind, PairEvidence, StageStatus
+from ._readings import reading
 
 Verdict = Literal["failed", "passed", "unknown"]
 RULES = "placement-v3"
@@ -53,9 +58,10 @@ def _placement_rule(fa: bool, fb: bool, fc: bool, fv2: bool) -> str:
 
 class _Context:
     def __init__(self, spec: FindingsSpec, outcomes: Mapping[str, Mapping[str, StageStatus]],
-                 counts: CountsByGroup) -> None:
+                 counts: CountsByGroup, samples: CountsByGroup | None = None) -> None:
         self.spec = spec
         self.counts = counts
+        self.samples = samples
         self.stages = list(spec.anomalyStages)
         names = [spec.controlGroup, spec.placementControl, spec.positionGroup, spec.roleGroup, spec.sentinelGroup]
         self.basis = {g: {s: st for s, st in outcomes.get(g, {}).items() if s in self.stages} for g in names}
@@ -72,15 +78,49 @@ class _Context:
     def evidence(self, pairs: Sequence[tuple[str, str]], stages: Sequence[str] | None = None) -> str:
         return evidence_text(self.stages if stages is None else stages, pairs, self.counts)
 
+    def rates(self, groups: Sequence[str]) -> str:
+        """``simple: A 3/3, B 3/3 | tool_continuation: …``: the n of each group in each stage it has a verdict."""
+        parts = []
+        for stage in self.stages:
+            found = [rate(g, self.counts[g][stage]) for g in groups if self.counts.get(g, {}).get(stage, (0, 0))[1]]
+            if found:
+                parts.append(f"{stage}: " + ", ".join(found))
+        return " | ".join(parts) or "no trial with a verdict"
+
     def failed_stages(self, group: str) -> str:
         return ", ".join(s for s, st in self.basis[group].items() if st == "failed")
+
+    def failed_in(self, groups: Sequence[str]) -> str:
+        """``failed simple`` when the groups failed the same stages, else each group's stages."""
+        stages = [self.failed_stages(g) for g in groups]
+        if len(set(stages)) == 1:
+            return f"failed {stages[0]}"
+        return "failed " + "; ".join(f"{g}: {st}" for g, st in zip(groups, stages, strict=True))
 
     def unknown(self, groups: Sequence[str]) -> list[str]:
         return [g for g in groups if self.verdict[g] == "unknown"]
 
+    def not_shown(self, pairs: Sequence[tuple[str, str]], stages: Sequence[str] | None = None) -> str | None:
+        """None when every claimed difference is shown; else why not, as the end of a sentence."""
+        stages = self.stages if stages is None else stages
+        missing = unshown(stages, pairs, self.counts, self.samples)
+        if not missing:
+            return None
+        raw = unshown(stages, pairs, self.counts)
+        apart = [f"{g} vs {o}" for g, o in pairs if (g, o) not in missing]
+        why = "not shown at this n" if raw else "not shown"
+        if apart:
+            why += f" (of the differences it rests on, only {', '.join(apart)} is separable)"
+        repeated = [p for p in missing if p not in raw]
+        if repeated and self.samples is not None:
+            why += (f"{'; and' if raw else ':'} identical repeats are one sample repeated ("
+                    + dependence_text(stages, repeated, self.counts, self.samples) + ")")
+        return why
+
 
 def _sentinel(ctx: _Context) -> tuple[bool | None, str]:
-    """Did the sentinel reproduce the anomaly? Only readable in stages where the control passed."""
+    """Did the sentinel reproduce the anomaly? Only readable in stages where the control passed; said as
+    shown only when v2 is separably below the control there (X-41)."""
     v2, v1 = ctx.spec.sentinelGroup, ctx.spec.controlGroup
     verdict = ctx.verdict[v2]
     if verdict == "unknown":
@@ -93,78 +133,47 @@ def _sentinel(ctx: _Context) -> tuple[bool | None, str]:
                       f"({ctx.describe(v1)}), so the anomaly cannot be told apart from a setup or model problem.")
     evidence = ctx.evidence([(v2, v1)], readable)
     if verdict == "failed":
+        why = ctx.not_shown([(v2, v1)], readable)
+        if why is not None:
+            return True, (f"The sentinel {v2} (unified@2) reproduced the anomaly in these trials: it failed "
+                          f"{', '.join(readable)}, which the control {v1} passed{evidence}; that {v2} fails more "
+                          f"often than {v1} is {why}.")
         return True, (f"The sentinel {v2} (unified@2) reproduced the anomaly: it failed {', '.join(readable)}, "
                       f"which the control {v1} passed{evidence}.")
-    return False, (f"The sentinel {v2} (unified@2) did not reproduce the anomaly: it passed "
+    return False, (f"The sentinel {v2} (unified@2) did not reproduce the anomaly in these trials: it passed "
                    f"{', '.join(readable)}{evidence}.")
 
 
-def _texts(rule: str, ctx: _Context, failed: Sequence[str]) -> tuple[str, str]:
+def _texts(rule: str, ctx: _Context, failed: Sequence[str]) -> tuple[str, str, list[PairEvidence], bool | None]:
+    """(statement, doesNotShow, the comparisons it rests on, shown) of a rule that fired."""
     s = ctx.spec
     a, b, c, v1, v2 = s.placementControl, s.positionGroup, s.roleGroup, s.controlGroup, s.sentinelGroup
-    beyond = "nor that it holds for other models, tasks or a larger n (see the comparisons for separability)"
     if rule == "control-failed":
-        ev = ctx.evidence([(v1, a)], [st for st, status in ctx.basis[v1].items() if status == "failed"])
-    elif rule == "control-inconclusive":
-        ev = ctx.evidence([(v1, a)])
-    else:
-        ev = ctx.evidence([(a, b), (a, c)] + ([(v2, a)] if rule == "not-reproduced-under-v3-prompt" else []))
-    table = {
-        "control-failed": (
-            f"The control {v1} (unified@1) failed {ctx.failed_stages(v1)}{ev}: a setup or model problem. "
-            "No placement conclusion is drawn.",
-            "Anything about the position, role or prompt of the state block: with the control failing, "
-            "the other groups' outcomes cannot be attributed to placement.",
-        ),
-        "control-inconclusive": (
-            f"The control {v1} reached no verdict ({ctx.describe(v1)}){ev}: a setup or model problem cannot be "
-            "excluded, so no placement conclusion is drawn.",
-            "Anything about placement; rerun once the control completes the anomaly stages.",
-        ),
-        "trailing-assistant-implicated": (
-            f"{a} (trailing assistant state) failed while {b} (state before the history) and {c} (state as a "
-            f"user message) did not{ev}: the trailing assistant placement is implicated; moving the state before "
-            "the history and giving it the user role each remove the failure.",
-            f"Which of position or role matters more, or that B or C is free of other risks; {beyond}.",
-        ),
-        "position-implicated": (
-            f"{a} and {c} (state after the history) failed while {b} (state before the history) did not{ev}: the "
-            "position of the state block is implicated; moving it helps, changing its role alone does not.",
-            f"That role plays no part, or that placement B is free of costs (it breaks prompt caching); {beyond}.",
-        ),
-        "role-implicated": (
-            f"{a} and {b} (state as an assistant message) failed while {c} (state as a user message) did not{ev}: "
-            "the role of the state block is implicated; the user role helps, moving it alone does not.",
-            "That a user-role state is safe (a model may take it for the user's request, the risk of C); "
-            f"{beyond}.",
-        ),
-        "placement-not-the-remedy": (
-            f"{a}, {b} and {c} all failed{ev}: the state block or the prompt shared by unified@3 derails this model "
-            "whatever the placement; placement is not the remedy.",
-            f"Whether the state block or the shared v3 prompt is responsible; {beyond}.",
-        ),
-        "not-reproduced-under-v3-prompt": (
-            f"None of {a}, {b}, {c} failed, but {v2} did{ev}: the anomaly did not reproduce under the shared v3 "
-            "prompt; the common prompt change may explain it.",
-            "Any attribution to the position or role of the state block: A, B and C differ from v2 in the "
-            "prompt as well, so no placement is credited with the fix.",
-        ),
-        "not-reproduced": (
-            f"No group failed the anomaly stages, {v2} included{ev}: the anomaly did not reproduce at all; the "
-            "experiment is inconclusive.",
-            "That any placement is safe or that the original failure is fixed: it did not occur in these trials.",
-        ),
-        "placement-worse-than-control": (
-            f"{a} (the placement control) did not fail, but {' and '.join(failed)} did{ev}: "
-            f"{'that placement is' if len(failed) == 1 else 'those placements are'} worse than the control "
-            "on this model.",
-            f"Why the v2 anomaly occurred; {beyond}.",
-        ),
-    }
-    return table[rule]
+        stages = [st for st, status in ctx.basis[v1].items() if status == "failed"]
+        return (f"The control {v1} (unified@1) failed {ctx.failed_stages(v1)}{ctx.evidence([(v1, a)], stages)}: "
+                "read as a setup or model problem (X-40). No placement conclusion is drawn.",
+                "Anything about the position, role or prompt of the state block: with the control failing, "
+                "the other groups' outcomes cannot be attributed to placement.",
+                comparisons(stages, [(v1, a)], ctx.counts), None)
+    if rule == "control-inconclusive":
+        return (f"The control {v1} reached no verdict ({ctx.describe(v1)}){ctx.evidence([(v1, a)])}: a setup or "
+                "model problem cannot be excluded, so no placement conclusion is drawn.",
+                "Anything about placement; rerun once the control completes the anomaly stages.",
+                comparisons(ctx.stages, [(v1, a)], ctx.counts), None)
+    if rule == "not-reproduced":
+        return (f"In these trials no group failed the anomaly stages, {v2} included ({ctx.rates([a, b, c, v2, v1])}): "
+                "the anomaly did not reproduce at all; the experiment is inconclusive.",
+                "That any placement is safe or that the original failure is fixed: it did not occur in these trials.",
+                [], None)
+    r = reading(rule, ctx.spec, ctx.failed_in, failed)
+    ev, rests = ctx.evidence(r.pairs), comparisons(ctx.stages, r.pairs, ctx.counts)
+    why = ctx.not_shown(r.pairs)
+    if why is None:
+        return f"{r.happened[:1].upper()}{r.happened[1:]}{ev}: {r.shown}.", r.not_shown, rests, True
+    return f"In these trials {r.happened}{ev}: consistent with {r.consistent}, {why}.", r.not_shown, rests, False
 
 
-def _placement_finding(ctx: _Context) -> tuple[str, str, str, list[str]]:
+def _placement_finding(ctx: _Context) -> tuple[str, str, str, list[str], list[PairEvidence], bool | None]:
     s = ctx.spec
     groups = [s.placementControl, s.positionGroup, s.roleGroup, s.sentinelGroup]
     unknown = ctx.unknown(groups)
@@ -174,17 +183,17 @@ def _placement_finding(ctx: _Context) -> tuple[str, str, str, list[str]]:
     if len(candidates) == 1:
         rule = candidates.pop()
         failed = [g for g in (s.positionGroup, s.roleGroup) if ctx.verdict[g] == "failed"]
-        statement, not_shown = _texts(rule, ctx, failed)
-        return rule, statement, not_shown, limited
+        statement, not_shown, rests, shown = _texts(rule, ctx, failed)
+        return rule, statement, not_shown, limited, rests, shown
     names = ", ".join(unknown)
+    pairs = [(s.placementControl, s.positionGroup), (s.placementControl, s.roleGroup)]
     statement = (
         f"Undetermined: {names} reached no verdict ({'; '.join(limited)}). Depending on "
         f"{'its' if len(unknown) == 1 else 'their'} outcome the evidence would support: "
-        + " / ".join(sorted(candidates)) + ctx.evidence([(s.placementControl, s.positionGroup),
-                                                         (s.placementControl, s.roleGroup)]) + "."
+        + " / ".join(sorted(candidates)) + ctx.evidence(pairs) + "."
     )
     return "inconclusive", statement, "Any placement conclusion until those groups complete the anomaly stages.", \
-        limited
+        limited, comparisons(ctx.stages, pairs, ctx.counts), None
 
 
 def derive_findings(
@@ -195,18 +204,24 @@ def derive_findings(
     maintenance_ran: bool,
     model_kind: ModelKind,
     baseline_maintenance_ran: bool | None = None,
+    samples: CountsByGroup | None = None,
 ) -> FindingsResult:
-    """Findings and caveats from group → stage → status and (passes, n) (X-40, X-42, X-44, P-91)."""
-    ctx = _Context(spec, outcomes, counts)
+    """Findings and caveats from group → stage → status and (passes, n) (X-40, X-42, X-44, P-91).
+
+    ``samples``: group → stage → the independent samples behind (passes, n), at most the distinct
+    passing and failing answers, for repeats that are not independent draws (temperature 0: identical
+    repeats are one sample repeated); a difference is shown only if separable on those too. None: the
+    repeats are taken as independent."""
+    ctx = _Context(spec, outcomes, counts, samples)
     v1 = spec.controlGroup
     if ctx.verdict[v1] == "failed":
         rule, limited = "control-failed", []
-        statement, not_shown = _texts(rule, ctx, [])
+        statement, not_shown, rests, shown = _texts(rule, ctx, [])
     elif ctx.verdict[v1] == "unknown":
         rule, limited = "control-inconclusive", [ctx.describe(v1)]
-        statement, not_shown = _texts(rule, ctx, [])
+        statement, not_shown, rests, shown = _texts(rule, ctx, [])
     else:
-        rule, statement, not_shown, limited = _placement_finding(ctx)
+        rule, statement, not_shown, limited, rests, shown = _placement_finding(ctx)
     reproduced, sentinel_text = _sentinel(ctx)
     finding = Finding(
         rule=f"{RULES}/{rule}",
@@ -216,6 +231,8 @@ def derive_findings(
         sentinelReproduced=reproduced,
         sentinelStatement=sentinel_text,
         limitedBy=limited,
+        restsOn=rests,
+        shown=shown,
     )
     return FindingsResult(findings=[finding], caveats=_caveats(ctx, maintenance_ran, model_kind,
                                                                   baseline_maintenance_ran))

@@ -15,6 +15,20 @@ class _Out(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class PairEvidence(_Out):
+    """One group against another in one stage: the counts and two-sided Fisher p a finding rests on."""
+
+    stage: str
+    group: str
+    passes: int
+    n: int
+    other: str
+    otherPasses: int
+    otherN: int
+    fisherP: float
+    separable: bool
+
+
 class Finding(_Out):
     """One rule of X-40 that fired, with what it does not allow one to conclude."""
 
@@ -27,6 +41,14 @@ class Finding(_Out):
     sentinelReproduced: bool | None = Field(description="Did the v2 sentinel fail (reproduce)? null = unknown.")
     sentinelStatement: str
     limitedBy: list[str] = Field(default_factory=list, description="Groups without a verdict, and why.")
+    restsOn: list[PairEvidence] = Field(
+        default_factory=list, description="The comparisons the rule's reading rests on, per anomaly stage in which "
+                                          "both groups have a verdict (empty: no comparison could be made).")
+    shown: bool | None = Field(
+        None, description="true: every difference the reading claims is separable (p < 0.05), and the statement "
+                          "states the reading; false: some is not, and the statement says what happened in these "
+                          "trials and that it is consistent with the reading, not shown at this n; null: the rule "
+                          "claims no difference (control failed, nothing failed, no verdict).")
 
 
 class Comparison(_Out):

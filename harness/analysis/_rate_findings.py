@@ -15,7 +15,9 @@ per anomaly stage, each sentence with its counts, Wilson intervals and two-sided
 - the sentinel (v2, the original mapping) is compared with the control v1: below it at p < 0.05 is
   the anomaly reproduced (``sentinelReproduced``), otherwise not shown at this n.
 
-A pure function of (passes, n) per group and stage (errors and skips are not in n).
+Every claimed difference is separable, so a rule that claims one is ``shown``; every comparison
+names both counts and its p. A pure function of (passes, n) per group and stage (errors and skips
+are not in n).
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from collections.abc import Mapping
 
 from harness.plan import FindingsSpec
 
+from ._evidence import comparison
 from ._models import Finding, FindingsResult, ModelKind, StageStatus
-from ._stats import fisher_p, separable, wilson_interval
+from ._stats import fisher_p, p_text, separable, wilson_interval
 
 RATE_RULES = "placement-rates"
 Counts = tuple[int, int]
@@ -43,11 +46,12 @@ def _versus(group: str, mine: Counts | None, control: str, theirs: Counts | None
     if not mine or not theirs or mine[1] == 0 or theirs[1] == 0:
         return "unknown", f"{group} vs {control}: not compared (a side has no trial with a verdict)"
     p = fisher_p(mine[0], mine[1], theirs[0], theirs[1])
+    rates = f"{group} {mine[0]}/{mine[1]} vs {control} {theirs[0]}/{theirs[1]}"
     if not separable(p):
-        return "same", f"{group} vs {control}: Fisher p = {p:.2f}, not separable at n = {mine[1]}/{theirs[1]}"
+        return "same", f"{rates}: Fisher {p_text(p)}, not separable at this n"
     better = mine[0] / mine[1] > theirs[0] / theirs[1]
     return ("better" if better else "worse"), \
-        f"{group} {'above' if better else 'below'} {control}: Fisher p = {p:.3f}, separable"
+        f"{rates}: Fisher {p_text(p)}, separable (p < 0.05), {group} {'above' if better else 'below'} {control}"
 
 
 _RULES: dict[tuple[str, str], str] = {
@@ -80,8 +84,8 @@ def _stage_finding(spec: FindingsSpec, stage: str, counts: Mapping[str, Mapping[
     elif wilson_interval(*control)[1] < 0.5:
         rule = "control-weak"
         statement = (f"{stage}: the control {_rate(v1, control)} passes less than half the time even at the upper "
-                     "end of its interval: the model cannot do this task reliably, so differences between "
-                     "placements are not attributed to placement.")
+                     "end of its 95% interval: read as the model not doing this task reliably, so differences "
+                     "between placements are not attributed to placement.")
         not_shown = "That placement matters or does not matter for this model; try a stronger model or an easier task."
     else:
         vb, tb = _versus(b, got[b], a, got[a])
@@ -91,7 +95,8 @@ def _stage_finding(spec: FindingsSpec, stage: str, counts: Mapping[str, Mapping[
             rule = "inconclusive"
             why = "a placement group has no trial with a verdict"
         elif worse:
-            rule, why = "placement-worse-than-control", f"{' and '.join(worse)} pass less often than {a}"
+            rule = "placement-worse-than-control"
+            why = f"{' and '.join(worse)} pass{'es' if len(worse) == 1 else ''} less often than {a}"
         else:
             rule = _RULES[(vb, vc)]
             why = {"trailing-assistant-worse": f"both alternatives pass more often than the trailing assistant "
@@ -105,9 +110,11 @@ def _stage_finding(spec: FindingsSpec, stage: str, counts: Mapping[str, Mapping[
         statement = f"{stage}: {why} ({tb}; {tc})."
         not_shown = (f"Why the placements differ (read the failure modes and transcripts), or {beyond}; a "
                      "difference that is not separable is not shown to be absent.")
+    rests = [e for g in (b, c) if (e := comparison(stage, g, a, counts)) is not None]
+    claims = rule in ("trailing-assistant-worse", "position-helps", "role-helps", "placement-worse-than-control")
     return Finding(rule=f"{RATE_RULES}/{rule}", statement=f"{statement} Pass rates: {rates}.", doesNotShow=not_shown,
                    basis=basis, sentinelReproduced=reproduced, sentinelStatement=sentinel_statement,
-                   limitedBy=limited)
+                   limitedBy=limited, restsOn=rests, shown=True if claims else None)
 
 
 def derive_rate_findings(spec: FindingsSpec, counts: Mapping[str, Mapping[str, Counts]],

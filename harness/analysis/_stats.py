@@ -52,6 +52,24 @@ def fisher_p(passes_a: int, n_a: int, passes_b: int, n_b: int) -> float:
     return float(fisher_exact(table, alternative="two-sided").pvalue)
 
 
+def format_p(p_value: float) -> str:
+    """A p-value as every report prints it: two significant digits ("0.10", "0.048", "0.0020"), "< 0.001"
+    below 0.001, and never rounded across ``ALPHA`` (0.0496 prints as "0.0496", not "0.050")."""
+    if p_value < 0.001:
+        return "< 0.001"
+    for digits in (2, 3, 4):
+        text = f"{p_value:#.{digits}g}"
+        if separable(float(text)) == separable(p_value):
+            return text
+    return text
+
+
+def p_text(p_value: float) -> str:
+    """``p = 0.10`` / ``p = 0.0020`` / ``p < 0.001``: the p-value with its relation sign."""
+    shown = format_p(p_value)
+    return f"p {shown}" if shown.startswith("<") else f"p = {shown}"
+
+
 def separable(p_value: float, alpha: float = ALPHA) -> bool:
     """Two groups are called separable only when p < alpha (0.05)."""
     return p_value < alpha

@@ -3,7 +3,9 @@
 Each model's run is its own experiment. A statement across models says on which models a group
 failed an anomaly stage and, for every model, the counts it rests on: the group's passes / n and
 the two-sided Fisher p of the group against the plan's control group (``findings.controlGroup``,
-v1; the placement control A when the group is the control itself) *on that model*. Trials are
+v1; the placement control A when the group is the control itself) *on that model*. "No group
+failed" names every group's n on that model; the within-model rules are listed with the
+comparisons (n and p) each rests on and whether its reading is shown at that n. Trials are
 never added up across models: a pooled rate would mix different models' behaviour into one
 sample, so no statement here rests on one.
 """
@@ -18,8 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from harness.plan import FindingsSpec
 
 from ._comparisons import compare
-from ._models import StageStatus
-from ._stats import wilson_interval
+from ._evidence import pair_text
+from ._models import Finding, StageStatus
+from ._stats import p_text, wilson_interval
 
 RULES = "sweep"
 NOT_POOLED = ("Each model is a separate experiment with its own n; trials are never added up across models, "
@@ -95,15 +98,21 @@ def evidence(model: str, outcomes: ModelOutcomes, group: str, stage: str, compar
     c = compare(stage, group, (mine.passes, mine.n), comparator, (other.passes, other.n))
     assert c.fisherP is not None
     verdict = "separable (p < 0.05)" if c.separable else "not separable at this n"
-    clause = f"{head} vs {comparator} {other.passes}/{other.n}, Fisher p = {c.fisherP:.2f}, {verdict}"
+    clause = f"{head} vs {comparator} {other.passes}/{other.n}, Fisher {p_text(c.fisherP)}, {verdict}"
     if other.status == "failed":
         clause += f" ({comparator} failed too on this model: a setup or model problem, no placement reading)"
     return ModelEvidence(**base, **counts, comparatorPasses=other.passes, comparatorN=other.n, fisherP=c.fisherP,
                          separable=c.separable, clause=clause)
 
 
-def _names(models: Sequence[str]) -> str:
-    return ", ".join(models)
+def _counts(outcomes: ModelOutcomes, groups: Sequence[str], stage: str) -> str:
+    """``A 3/3, B 3/3, C inconclusive (n = 0)``: each group's n in the stage on one model."""
+    out = []
+    for g in groups:
+        o = outcomes.get(g, {}).get(stage)
+        if o is not None:
+            out.append(f"{g} {o.passes}/{o.n}" if o.status in ("passed", "failed") else f"{g} {o.status} (n = {o.n})")
+    return ", ".join(out) or "no group took part"
 
 
 def _group_finding(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], group: str,
@@ -122,7 +131,7 @@ def _group_finding(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], g
         statement += " It passed on " + "; ".join(f"{r.model} ({r.clause})" for r in passed) + "."
     if other:
         statement += " No verdict on " + "; ".join(
-            f"{r.model} ({stage} {r.status or 'not run'})" for r in other) + "."
+            f"{r.model} ({stage} {r.status or 'not run'}, n = {r.n})" for r in other) + "."
     unseparated = all(r.separable is not True for r in failed)
     limits = (f"With these n no per-model comparison of {group} with {comparator} is separable (p ≥ 0.05): "
               "each failure is an observation, not a demonstrated difference. ") if unseparated else ""
@@ -136,8 +145,8 @@ def _group_finding(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], g
 def _stage_finding(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], groups: Sequence[str],
                    stage: str) -> SweepFinding:
     parts, evidence_rows = [], []
-    clean: list[str] = []
-    undecided: list[str] = []
+    clean: list[tuple[str, str]] = []
+    undecided: list[tuple[str, str]] = []
     for model, outcomes in per_model.items():
         failed = [g for g in groups if (o := outcomes.get(g, {}).get(stage)) is not None and o.status == "failed"]
         taken = [g for g in groups if stage in outcomes.get(g, {})]
@@ -146,14 +155,11 @@ def _stage_finding(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], g
             evidence_rows += rows
             parts.append(f"on {model} {', '.join(failed)} failed (" + "; ".join(r.clause for r in rows) + ")")
         elif taken and all(outcomes[g][stage].status == "passed" for g in taken):
-            clean.append(model)
+            clean.append((model, f"({_counts(outcomes, taken, stage)})"))
         else:
-            pending = [f"{g} {outcomes[g][stage].status}" for g in taken if outcomes[g][stage].status != "passed"]
-            undecided.append(f"{model} ({', '.join(pending) or 'no group took part'})")
-    if clean:
-        parts.append(f"on {_names(clean)} no group failed")
-    if undecided:
-        parts.append(f"on {_names(undecided)} no group failed, but not every group has a verdict")
+            undecided.append((model, f"({_counts(outcomes, taken, stage)})"))
+    parts += [f"on {m} no group failed {n}" for m, n in clean]
+    parts += [f"on {m} no group failed, but not every group has a verdict {n}" for m, n in undecided]
     failing = [m for m, o in per_model.items() if any(s.get(stage) and s[stage].status == "failed" for s in o.values())]
     rule = "some-models-failed" if failing else "no-model-failed"
     return SweepFinding(
@@ -163,28 +169,58 @@ def _stage_finding(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], g
         "comparisons), or anything about models outside this sweep. " + NOT_POOLED)
 
 
-def _rules_finding(rules: Mapping[str, str | None], stages: Sequence[str]) -> SweepFinding:
-    named = {m: (r or "none").split("/")[-1] for m, r in rules.items()}
+def _reading(finding: Finding) -> str:
+    """How far a model's finding goes, in words: its reading shown, only consistent with the trials, or none."""
+    if finding.shown is False and finding.restsOn and all(c.separable for c in finding.restsOn):
+        return "consistent with its trials, not shown (separable counts, but its finding says why not: identical " \
+               "repeats are one sample repeated)"
+    return {True: "shown at this n", False: "consistent with its trials, not shown at this n",
+            None: "no difference claimed"}[finding.shown]
+
+
+def _model_rules(model: str, findings: Sequence[Finding], outcomes: ModelOutcomes, groups: Sequence[str],
+                 stages: Sequence[str]) -> str:
+    """``M: trailing-assistant-implicated, not shown at this n (simple: A 0/3 vs B 3/3, Fisher p = 0.10, …)``:
+    each of the model's findings with the comparisons (or, comparing nothing, the counts) it rests on."""
+    if not findings:
+        return f"{model}: no finding"
+    parts = []
+    for f in findings:
+        if f.restsOn:
+            rests = "; ".join(f"{c.stage}: {pair_text(c)}" for c in f.restsOn)
+        else:
+            rests = " | ".join(f"{s}: {_counts(outcomes, groups, s)}" for s in stages
+                               if any(s in o for o in outcomes.values()))
+        parts.append(f"{f.rule.split('/')[-1]}, {_reading(f)} ({rests or 'no trial with a verdict'})")
+    return f"{model}: " + "; ".join(parts)
+
+
+def _rules_finding(findings: Mapping[str, Sequence[Finding]], per_model: Mapping[str, ModelOutcomes],
+                   groups: Sequence[str], stages: Sequence[str]) -> SweepFinding:
+    named = {m: tuple(f.rule.split("/")[-1] for f in fs) or ("none",) for m, fs in findings.items()}
     distinct = set(named.values())
     agreement = ("the same rule fired on every model" if len(distinct) == 1
                  else f"the rules differ between models ({len(distinct)} distinct)")
+    anomaly = [g for g in groups if any(s in o.get(g, {}) for o in per_model.values() for s in stages)]
     return SweepFinding(
         rule=f"{RULES}/placement-rules", stage=", ".join(stages),
-        statement="Within-model placement findings (X-40): " + "; ".join(f"{m}: {r}" for m, r in named.items())
-        + f"; {agreement}. Each rests on that model's own trials, with the n and p given in its report.",
+        statement="Within-model placement findings (X-40), each on that model's own trials: "
+        + " | ".join(_model_rules(m, fs, per_model.get(m, {}), anomaly, stages) for m, fs in findings.items())
+        + f". {agreement[:1].upper()}{agreement[1:]}.",
         doesNotShow="A placement effect that holds across models: agreement between a few models is not "
         "evidence about others, and disagreement may be chance at these n. " + NOT_POOLED)
 
 
 def cross_model_findings(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], groups: Sequence[str],
-                         rules: Mapping[str, str | None]) -> list[SweepFinding]:
+                         findings: Mapping[str, Sequence[Finding]]) -> list[SweepFinding]:
     """Per anomaly stage: what failed on which model, then each group that failed somewhere; last,
-    the within-model rules side by side. ``groups`` in plan order; ``rules``: model → its finding rule."""
+    the within-model findings side by side. ``groups`` in plan order; ``findings``: model → its report's
+    findings (each with the comparisons it rests on)."""
     out: list[SweepFinding] = []
     stages = [s for s in spec.anomalyStages if any(s in st for o in per_model.values() for st in o.values())]
     for stage in stages:
         out.append(_stage_finding(spec, per_model, groups, stage))
         out += [f for g in groups if (f := _group_finding(spec, per_model, g, stage)) is not None]
-    if rules:
-        out.append(_rules_finding(rules, stages))
+    if findings:
+        out.append(_rules_finding(findings, per_model, groups, stages))
     return out

@@ -1,5 +1,6 @@
 """report.json (O-2): the versioned model and its write/read helpers."""
 
+from ._difference_text import differs_in, summarize
 from ._differences import GroupDifference, WordChange, word_diff
 from ._json import ReportError, read_report, write_json_atomic, write_report
 from ._junit import junit_xml, write_junit, xml_safe
@@ -37,15 +38,23 @@ from ._sweep import (
     read_sweep,
     write_sweep,
 )
-from ._workflow import INFRA_KIND_WORDS, INFRA_KINDS, ExpectationResult, GroupInfrastructure, Override, kinds_text
+from ._workflow import (
+    INFRA_KIND_WORDS,
+    INFRA_KINDS,
+    NOT_RETRIED_KINDS,
+    ExpectationResult,
+    GroupInfrastructure,
+    Override,
+    kinds_text,
+)
 
 __all__ = [
-    "INFRA_KINDS", "INFRA_KIND_WORDS", "SCHEMA_VERSION", "SWEEP_FILE", "SWEEP_SCHEMA_VERSION",
+    "INFRA_KINDS", "INFRA_KIND_WORDS", "NOT_RETRIED_KINDS", "SCHEMA_VERSION", "SWEEP_FILE", "SWEEP_SCHEMA_VERSION",
     "ExpectationResult", "GroupInfrastructure", "Override", "kinds_text",
     "BudgetReport", "CheckResult", "GroupDifference", "GroupReport", "ModelInfo", "ModelPrice", "NotExercised",
     "PassRate", "PlanRef", "ProtocolInfo", "Report", "ReportError", "ReportStatus", "RunReport", "Spent",
     "StageReport", "ToolCallRecord", "TrialMetrics", "TrialReport", "TrialStatus", "WordChange", "SweepBudget",
-    "SweepCell", "SweepModelRun", "SweepReport", "distinct_answers", "is_sweep", "junit_xml", "read_report",
-    "read_sweep", "unknown_usd", "word_diff", "write_json_atomic", "write_junit", "write_report", "write_sweep",
-    "xml_safe",
+    "SweepCell", "SweepModelRun", "SweepReport", "differs_in", "distinct_answers", "is_sweep", "junit_xml",
+    "read_report", "read_sweep", "summarize", "unknown_usd", "word_diff", "write_json_atomic", "write_junit",
+    "write_report", "write_sweep", "xml_safe",
 ]

@@ -3,7 +3,8 @@
 A controlled comparison is only controlled if its groups differ where the plan says. For each group
 against the placement control, on the first request of the first stage both ran: the system prompt
 word by word, the tools whose schema differs, both role sequences, where the state message sits and
-in which role, how the state text differs, and which other messages differ at all.
+in which role, how the state text differs, and which other messages differ at all; and, computed
+from those, what the group differs in against what the design lets it differ in (``_difference_text``).
 """
 
 from __future__ import annotations
@@ -64,3 +65,13 @@ class GroupDifference(_Model):
         default_factory=list,
         description="Messages other than system and state whose content differs (segment and position), or "
                     "a note that the two histories differ in length.")
+    differsIn: list[str] = Field(
+        default_factory=list,
+        description="What the two requests differ in, computed from them: systemPrompt, tools, messageRoles (of the "
+                    "messages other than the state message), stateMessage (present on one side only), statePosition, "
+                    "stateRole, stateText, otherMessages.")
+    expected: list[str] | None = Field(
+        None, description="What the design lets this group differ in from the placement control (same names); null "
+                          "for a group without a single-variable design (the control v1, the baseline).")
+    summary: str = Field("", description="differsIn in words, with the source's words for each designed difference "
+                                         "and whether the comparison is as designed (empty in older reports).")

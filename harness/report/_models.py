@@ -310,6 +310,9 @@ class Report(_Model):
     infrastructure: list[GroupInfrastructure] = Field(
         default_factory=list, description="Per group: failed call attempts by kind, retries, calls that gave up, "
                                           "error trials (none of it a model failure).")
+    infraRetries: int | None = Field(
+        None, description="The recorded run's stop.infraRetries: new trials an errored repeat may get (null in "
+                          "reports from before it was kept).")
     stopDetail: str | None = Field(None, description="What the stop means and how to fix it, when the reason "
                                                      "needs more than its name (context_limit).")
     groupDifferences: list[GroupDifference] = Field(

@@ -8,13 +8,18 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 INFRA_KINDS: tuple[str, ...] = ("rate_limit", "server_error", "timeout", "connection", "malformed", "rejected",
-                                "context_window", "other")
-"""Kinds of a failed model call attempt, in the order reports list them (``harness.models.infra_kind``)."""
+                                "context_window", "unsupported_input", "other")
+"""Kinds of a failed model call attempt, in the order reports list them (``harness.models.infra_kind``;
+``unsupported_input`` is the run error of a scripted model that cannot read the plan's input, a set-up
+error of the experiment, never retried)."""
 INFRA_KIND_WORDS: dict[str, str] = {
     "rate_limit": "rate limit (429)", "server_error": "server error (5xx)", "timeout": "timeout",
     "connection": "connection lost", "malformed": "malformed response", "rejected": "request rejected (4xx)",
-    "context_window": "context window exceeded", "other": "other",
+    "context_window": "context window exceeded",
+    "unsupported_input": "set-up: the scripted model cannot read this input", "other": "other",
 }
+NOT_RETRIED_KINDS = frozenset({"unsupported_input"})
+"""Error kinds whose trials are never retried: a new trial would read the same input the same way."""
 
 
 class _Model(BaseModel):
@@ -56,7 +61,12 @@ class GroupInfrastructure(_Model):
     failedAttempts: dict[str, int] = Field(default_factory=dict, description="Failed attempts by kind.")
     failedCalls: dict[str, int] = Field(
         default_factory=dict, description="Calls that ended in an error after their retries, by the last kind.")
-    errorTrials: int = Field(0, description="Trials that ended as an infrastructure error (retried as new trials).")
+    errorTrials: int = Field(0, description="Trials that ended as an error (infrastructure or set-up).")
+    errorKinds: dict[str, int] = Field(
+        default_factory=dict, description="Error trials by the kind of the call that ended them (INFRA_KINDS).")
+    retriedTrials: int = Field(
+        0, description="Error trials followed by a new trial of the same repeat (at most the plan's "
+                       "stop.infraRetries per repeat; unsupported_input never).")
 
     @property
     def troubled(self) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.analysis import format_p, p_text
 from harness.report import unknown_usd
 
 from ._data import SEGMENTS, group_ids, repeat_totals, segment_table, token_totals
@@ -57,7 +58,12 @@ def headline(report: dict[str, Any]) -> dict[str, Any]:
                       "(two-sided Fisher p ≥ 0.05).")
     else:
         separation = "Separable at this n: " + "; ".join(f"{c['group']} vs {c['control']} in {c['stage']} "
-                                                         f"(p = {c['fisherP']:.3f})" for c in apart) + "."
+                                                         f"({p_text(c['fisherP'])})" for c in apart) + "."
+        repeated = _repeated(report, apart)
+        if repeated:
+            separation += (f" But the repeats behind {'it' if len(apart) == 1 else 'them'} are identical answers "
+                           f"({', '.join(repeated)}): one sample repeated, not independent draws, so the p-values "
+                           "overstate the evidence (see the findings and caveats).")
     budget = report.get("budget") or {}
     limits, spent = budget.get("limits") or {}, dict(budget.get("spent") or {})
     if "inputTokens" in spent and "outputTokens" in spent:  # the maxTotalTokens cap counts both (X-20)
@@ -76,6 +82,22 @@ def headline(report: dict[str, Any]) -> dict[str, Any]:
             "stopReason": report.get("stopReason"), "stopDetail": report.get("stopDetail"), "failing": failing,
             "separation": separation, "budget": rows, "notApplicable": not_applicable,
             "prices": prices(report), "findings": report.get("findings", [])}
+
+
+def _repeated(report: dict[str, Any], compared: list[dict[str, Any]]) -> list[str]:
+    """``A/simple 1 distinct of 4`` for each compared group × stage whose repeats are not independent draws
+    (fewer distinct answers than trials, sampling not above temperature 0)."""
+    temperature = ((report.get("model") or {}).get("sampling") or {}).get("temperature")
+    if isinstance(temperature, int | float) and temperature > 0:
+        return []
+    cells = {(g["id"], s["id"]): s for g in report.get("groups", []) for s in g.get("stages", [])}
+    out = []
+    for key in dict.fromkeys((g, c["stage"]) for c in compared for g in (c["group"], c["control"])):
+        stage = cells.get(key) or {}
+        distinct, n = stage.get("distinctAnswers"), (stage.get("passRate") or {}).get("n", 0)
+        if isinstance(distinct, int) and distinct < n:
+            out.append(f"{key[0]}/{key[1]} {distinct} distinct of {n}")
+    return out
 
 
 _SOURCES = {"cli": "--price", "plan": "the plan's models.prices", "scripted-builtin": "built in (scripted, $0)",
@@ -120,7 +142,7 @@ def comparisons(report: dict[str, Any]) -> list[dict[str, Any]]:
                     "controlRate": f"{c.get('controlPasses')}/{c.get('controlN')}",
                     "groupWilson": _interval(c.get("groupWilson95")),
                     "controlWilson": _interval(c.get("controlWilson95")),
-                    "p": "—" if c.get("fisherP") is None else f"{c['fisherP']:.3f}",
+                    "p": "—" if c.get("fisherP") is None else format_p(c["fisherP"]),
                     "verdict": "not compared" if sep is None else
                     ("separable (p < 0.05)" if sep else "not separable at this n")})
     return out

@@ -1,7 +1,9 @@
 """The difference panel's view: report.json ``groupDifferences`` made readable (issue 9).
 
-The partials ``_differences.html.j2`` and ``_differences.md.j2`` render it; the HTML keeps every
-word change behind an expandable summary, the Markdown lists the first few and points to report.json.
+The partials ``_differences.html.j2`` and ``_differences.md.j2`` render it: an intro of one line
+per group, what its request differs in and whether that is what the design lets it differ in (the
+``summary`` computed when the run was reported), then the table; the HTML keeps every word change
+behind an expandable summary, the Markdown lists the first few and points to report.json.
 """
 
 from __future__ import annotations
@@ -58,5 +60,6 @@ def differences(report: dict[str, Any]) -> list[dict[str, Any]]:
             "stateText": [{"op": c["op"], "text": _sign(c, False)} for c in text],
             "stateTextBrief": _brief(text) if text else "",
             "otherMessages": "; ".join(d.get("otherMessages") or []) or "none",
+            "summary": d.get("summary") or "",
         })
     return out

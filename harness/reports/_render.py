@@ -7,6 +7,8 @@ from typing import Any
 
 from jinja2 import ChainableUndefined, Environment, PackageLoader, select_autoescape
 
+from harness.analysis import format_p
+
 from ._transcripts import anchor
 
 
@@ -20,6 +22,7 @@ _ENV = Environment(loader=PackageLoader("harness.reports", "templates"),
                    autoescape=select_autoescape(["html", "html.j2"], default_for_string=True),
                    undefined=ChainableUndefined, keep_trailing_newline=True)
 _ENV.globals["anchor"] = anchor
+_ENV.filters["pvalue"] = format_p
 _MD_ENV = Environment(loader=PackageLoader("harness.reports", "templates"), autoescape=False,
                       undefined=ChainableUndefined, keep_trailing_newline=True, trim_blocks=False)
 _MD_ENV.filters["md"] = _md

@@ -5,16 +5,48 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.report import kinds_text
+from harness.report import NOT_RETRIED_KINDS, kinds_text
 
 
 def _infra_row(entry: dict[str, Any]) -> dict[str, Any]:
     failed = entry.get("failedAttempts") or {}
     gave_up = entry.get("failedCalls") or {}
+    kinds = entry.get("errorKinds") or {}
     return {"group": entry.get("group"), "calls": entry.get("calls", 0), "retries": entry.get("retries", 0),
             "attempts": sum(failed.values()), "attemptKinds": kinds_text(failed) or "—",
             "gaveUp": sum(gave_up.values()), "gaveUpKinds": kinds_text(gave_up) or "—",
-            "errorTrials": entry.get("errorTrials", 0)}
+            "errorTrials": entry.get("errorTrials", 0), "errorKinds": kinds_text(kinds) or "—",
+            "setUp": sum(n for k, n in kinds.items() if k in NOT_RETRIED_KINDS),
+            "retriedTrials": entry.get("retriedTrials")}  # None: a report from before it was kept
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def retry_text(rows: list[dict[str, Any]], infra_retries: int | None) -> str:
+    """What happened to the error trials, true to the plan's ``infraRetries`` and the error kinds."""
+    errors = sum(r["errorTrials"] for r in rows)
+    if not errors:
+        return ""
+    if any(r["retriedTrials"] is None for r in rows if r["errorTrials"]):
+        return "Which error trials were retried is not recorded in this report."
+    retried = sum(r["retriedTrials"] for r in rows)
+    set_up = sum(r["setUp"] for r in rows)
+    rest = max(0, errors - retried - set_up)
+    parts = [f"{retried} of the {_plural(errors, 'error trial')} {'was' if retried == 1 else 'were'} retried as "
+             "new trials" if retried else "No error trial was retried as a new trial"]
+    if set_up:
+        parts.append(f"{set_up} {'is a set-up error' if set_up == 1 else 'are set-up errors'} (the scripted model "
+                     "cannot read this input), never retried: a new trial would read it the same way")
+    if rest and infra_retries == 0:
+        parts.append(f"{rest} not retried: the plan allows no retry (stop.infraRetries = 0)")
+    elif rest and infra_retries is not None:
+        parts.append(f"{rest} not retried: a repeat gets at most {_plural(infra_retries, 'new trial')} "
+                     "(stop.infraRetries), or the run stopped before the retry")
+    elif rest:
+        parts.append(f"{rest} not retried")
+    return "; ".join(parts) + "."
 
 
 def infrastructure(report: dict[str, Any]) -> dict[str, Any]:
@@ -30,10 +62,10 @@ def infrastructure(report: dict[str, Any]) -> dict[str, Any]:
     if not (attempts or errors):
         total = "No model call attempt failed: no retries, no infrastructure errors."
     else:
-        total = (f"{attempts} failed call attempt{'s' if attempts != 1 else ''} ({retries} retried), "
-                 f"{gave_up} call{'s' if gave_up != 1 else ''} gave up, {errors} error trial"
-                 f"{'s' if errors != 1 else ''}. None of it counts as a model failure: error trials are retried "
-                 "as new trials and are not in any pass rate.")
+        total = (f"{_plural(attempts, 'failed call attempt')} ({retries} retried), {_plural(gave_up, 'call')} gave "
+                 f"up, {_plural(errors, 'error trial')}. " + (retry_text(rows, report.get("infraRetries")) + " "
+                                                                 if errors else "")
+                 + "None of it counts as a model failure: no error trial is in any pass rate.")
     return {"known": True, "rows": rows, "total": total, "troubled": bool(attempts or errors)}
 
 
@@ -72,5 +104,7 @@ def console_lines(report: dict[str, Any]) -> list[str]:
                 lines.append(f"  {r['group']}: {r['calls']} calls, {r['attempts']} failed attempts "
                              f"({r['attemptKinds']}), {r['retries']} retried, {r['gaveUp']} gave up"
                              + (f" ({r['gaveUpKinds']})" if r["gaveUp"] else "")
-                             + f", {r['errorTrials']} error trial{'' if r['errorTrials'] == 1 else 's'}")
+                             + f", {_plural(r['errorTrials'], 'error trial')}"
+                             + (f" ({r['retriedTrials']} retried as new trials)"
+                                if r["errorTrials"] and r["retriedTrials"] is not None else ""))
     return lines

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from harness.report import summarize
 from harness.report._differences import GroupDifference, RolePair, StateDifference, StatePlace, word_diff
 
 from ._records import TrialRecord
@@ -65,7 +66,10 @@ def _others(control: dict[str, Any], group: dict[str, Any]) -> list[str]:
 
 def group_differences(exp: Experiment) -> list[GroupDifference]:
     """One entry per selected group other than the placement control (none without a store or control)."""
-    control = exp.plan.findings.placementControl
+    spec = exp.plan.findings
+    control = spec.placementControl
+    roles = {getattr(spec, role): role for role in ("baselineGroup", "controlGroup", "sentinelGroup", "roleGroup",
+                                                    "positionGroup") if getattr(spec, role) is not None}
     if exp.store is None:  # a rescore has no store: it carries the recording's panel over
         return []
     out = []
@@ -78,7 +82,7 @@ def group_differences(exp: Experiment) -> list[GroupDifference]:
             if snap is None or base is None:
                 continue
             (cs, ctext), (gs, gtext) = _state(base), _state(snap)
-            out.append(GroupDifference(
+            out.append(summarize(GroupDifference(
                 group=group.id, control=control, stage=stage.id, groupRequest=str(snap.get("id")),
                 controlRequest=str(base.get("id")), systemPrompt=word_diff(_system(base), _system(snap)),
                 tools=_tools(base, snap),
@@ -86,6 +90,6 @@ def group_differences(exp: Experiment) -> list[GroupDifference]:
                                       group=[str(m.get("role")) for m in snap["request"]["messages"]]),
                 stateMessage=StateDifference(control=cs, group=gs,
                                              text=word_diff(ctext, gtext) if cs and gs else []),
-                otherMessages=_others(base, snap)))
+                otherMessages=_others(base, snap)), roles.get(group.id)))
             break
     return out

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 from harness.plan import Plan, StageSpec, StageStatus
+from harness.report import NOT_RETRIED_KINDS
 
 from ._records import TrialRecord
 
@@ -43,9 +44,10 @@ def final_attempts(records: list[TrialRecord]) -> dict[int, TrialRecord]:
     return out
 
 
-NOT_RETRIED = frozenset({"unsupported_input"})
+NOT_RETRIED = NOT_RETRIED_KINDS
 """Run errors that a new trial would only repeat: a scripted model that cannot read the input reads
-the same input the same way."""
+the same input the same way (one owner: ``harness.report.NOT_RETRIED_KINDS``, which the reports' retry
+sentence reads too)."""
 
 
 def needs_retry(record: TrialRecord, infra_retries: int, first: int = 0) -> bool:

@@ -69,6 +69,15 @@ def counts(exp: Experiment, group: str, stage: str) -> tuple[int, int]:
     return sum(r.status == "passed" for r in final), len(final)
 
 
+def samples(exp: Experiment, group: str, stage: str) -> tuple[int, int]:
+    """The independent samples behind ``counts`` when repeats are not independent draws: at most the
+    distinct passing answers and the distinct failing ones (a trial's answer: its turns' final answers)."""
+    final = [r for r in exp.decided(group, stage).values() if r.status in ("passed", "failed")]
+    answers = {s: {tuple((run.final_answer or "").strip() for run in r.runs) for r in final if r.status == s}
+               for s in ("passed", "failed")}
+    return len(answers["passed"]), len(answers["passed"]) + len(answers["failed"])
+
+
 def _metrics(m: TrialMetrics) -> ReportMetrics:
     return ReportMetrics(**m.model_dump(exclude={"infraErrors"}))
 
@@ -134,7 +143,10 @@ def build_report(exp: Experiment, request: Any, experiment_id: str, status: str,
         findings = derive_rate_findings(spec, all_counts, outcomes, model_kind=kind,  # type: ignore[arg-type]
                                         maintenance_ran=ran)
     else:
-        findings = derive_findings(spec, outcomes, counts=all_counts, maintenance_ran=ran,
+        temperature = plan.models.sampling.temperature  # sampled repeats are independent draws (caveat if not)
+        independent = None if temperature is not None and temperature > 0 else {
+            g: {st: samples(exp, g, st) for st in per} for g, per in all_counts.items()}
+        findings = derive_findings(spec, outcomes, counts=all_counts, maintenance_ran=ran, samples=independent,
                                    model_kind=kind, baseline_maintenance_ran=baseline_ran)  # type: ignore[arg-type]
     comparisons = list(compare_with_control(
         all_counts, spec.placementControl, [st.id for st in plan.stages], group_ids))
@@ -182,7 +194,7 @@ def build_report(exp: Experiment, request: Any, experiment_id: str, status: str,
         groups=groups,
         comparisons=comparisons, baselineComparisons=baseline, findings=findings.findings, caveats=caveats,
         expectations=evaluate(plan, list(getattr(request, "expect", [])), exp.outcomes), overrides=overrides,
-        infrastructure=infrastructure(group_ids, exp.records),
+        infrastructure=infrastructure(group_ids, exp.records), infraRetries=plan.stop.infraRetries,
         groupDifferences=group_differences(exp))
 
 

@@ -192,6 +192,7 @@ def rescore(run_dir: Path, plan: Plan | None = None, plan_sha256: str | None = N
                                       "caveats": [head, *notes, *built.caveats, *carried],
                                       "overrides": original.overrides,  # the recording's, like its answers
                                       "infrastructure": original.infrastructure or built.infrastructure,
+                                      "infraRetries": original.infraRetries,  # the retries the recording had
                                       "groupDifferences": original.groupDifferences})  # the same requests
     if (run_dir / "transcripts").is_dir():
         shutil.copytree(run_dir / "transcripts", out / "transcripts", dirs_exist_ok=True)

@@ -12,7 +12,7 @@ from harness.plan import FindingsSpec
 from tests.harness.analysis.test_findings_rules import FAIL, INCONCLUSIVE, counts_of, outcomes
 
 SPEC = FindingsSpec()
-P = re.compile(r"Fisher p = \d\.\d\d")
+P = re.compile(r"Fisher p (= [01]\.\d+|< 0\.001)")
 
 
 Counts = dict[str, dict[str, tuple[int, int]]]
@@ -31,7 +31,9 @@ def test_every_statement_names_n_and_fisher_p(o: dict[str, dict[str, str]]) -> N
     f = finding(o)
     head = f.statement.removesuffix(f.sentinelStatement)
     with_p = P.search(head) and re.search(r"\b\d/3\b", head)
-    assert with_p or ("no Fisher p" in head and "n = 0" in head), head  # a group without a verdict: said so
+    # a rule that compares nothing (no group failed) names every group's n instead
+    counts_only = f.restsOn == [] and f.shown is None and all(f"{g} 3/3" in head for g in ("A", "B", "C", "v2", "v1"))
+    assert with_p or counts_only or ("no Fisher p" in head and "n = 0" in head), head  # no verdict: said so
 
 
 def test_the_brief_example_reads_with_counts_and_p() -> None:
@@ -40,11 +42,78 @@ def test_the_brief_example_reads_with_counts_and_p() -> None:
 
 
 def test_real_counts_are_used_not_statuses() -> None:
+    """1/5 vs 5/5 gives p = 0.0476: printed with two significant digits, never rounded up to 0.05."""
     o = outcomes({"A"})
     counts = counts_of(o)
     counts["A"]["simple"] = (1, 5)
     counts["B"]["simple"] = (5, 5)
-    assert "A 1/5 vs B 5/5, Fisher p = 0.05" in finding(o, counts).statement
+    assert "A 1/5 vs B 5/5, Fisher p = 0.048, separable (p < 0.05)" in finding(o, counts).statement
+
+
+# X-41: a finding words its claim by its evidence -------------------------------------------------------
+COMPARATIVE = {  # failed groups → (rule, its reading as stated when shown)
+    frozenset({"A"}): ("trailing-assistant-implicated", "the trailing assistant placement is implicated; moving the "
+                       "state before the history and giving it the user role each remove the failure"),
+    frozenset({"A", "C"}): ("position-implicated", "the position of the state block is implicated"),
+    frozenset({"A", "B"}): ("role-implicated", "the role of the state block is implicated"),
+    frozenset({"A", "B", "C"}): ("placement-not-the-remedy", "placement is not the remedy"),
+    frozenset({"v2"}): ("not-reproduced-under-v3-prompt", "may explain it"),
+    frozenset({"C"}): ("placement-worse-than-control", "that placement is worse than the control"),
+}
+
+
+@pytest.mark.parametrize("failed", list(COMPARATIVE))
+def test_a_reading_not_separable_at_this_n_is_only_consistent_with_the_trials(failed: frozenset[str]) -> None:
+    """The reviewer's case: A 0/3 vs B 3/3 (p = 0.10) must not read "each remove the failure"."""
+    rule, reading = COMPARATIVE[failed]
+    f = finding(outcomes(set(failed)))
+    assert f.rule == f"placement-v3/{rule}" and f.shown is False
+    assert f.statement.startswith("In these trials ")
+    head = f.statement.removesuffix(f.sentinelStatement)
+    assert ": consistent with " in head and head.rstrip().endswith("not shown at this n.")
+    assert reading not in head
+    assert f.restsOn and all(not c.separable and c.n == 3 for c in f.restsOn)
+
+
+@pytest.mark.parametrize("failed", list(COMPARATIVE))
+def test_a_reading_is_stated_only_when_every_difference_it_claims_is_separable(failed: frozenset[str]) -> None:
+    rule, reading = COMPARATIVE[failed]
+    o = outcomes(set(failed))
+    f = finding(o, counts_of(o, n=8))  # 0/8 vs 8/8: p < 0.001
+    assert f.rule == f"placement-v3/{rule}" and f.shown is True
+    head = f.statement.removesuffix(f.sentinelStatement)
+    assert reading in head and "consistent with" not in head and "not shown" not in head
+    assert "Fisher p < 0.001, separable (p < 0.05)" in head
+    assert f.restsOn and all(c.separable and c.fisherP < 0.001 for c in f.restsOn)
+
+
+def test_a_reading_with_only_some_differences_separable_says_which() -> None:
+    o = outcomes({"A"})
+    counts = counts_of(o)
+    counts["A"]["simple"], counts["B"]["simple"], counts["C"]["simple"] = (0, 6), (6, 6), (2, 3)
+    f = finding(o, counts)
+    assert f.shown is False
+    assert "consistent with the trailing assistant placement being implicated" in f.statement
+    assert "not shown at this n (of the differences it rests on, only A vs B is separable)" in f.statement
+    assert [(c.group, c.other, c.separable) for c in f.restsOn] == [("A", "B", True), ("A", "C", False)]
+
+
+def test_a_difference_in_the_wrong_direction_does_not_show_the_reading() -> None:
+    """Separable, but the "failed" group passes more often: nothing the reading claims is shown."""
+    o = outcomes({"A"})
+    counts = counts_of(o)
+    counts["A"]["simple"], counts["B"]["simple"], counts["C"]["simple"] = (7, 8), (0, 8), (0, 8)
+    assert finding(o, counts).shown is False
+
+
+def test_the_sentinel_reproduced_in_these_trials_is_not_shown_at_this_n() -> None:
+    f = finding(outcomes({"A", "v2"}))
+    assert f.sentinelStatement.startswith("The sentinel v2 (unified@2) reproduced the anomaly in these trials")
+    assert f.sentinelStatement.endswith("that v2 fails more often than v1 is not shown at this n.")
+    o = outcomes({"A", "v2"})
+    shown = finding(o, counts_of(o, n=8))
+    assert shown.sentinelStatement.startswith("The sentinel v2 (unified@2) reproduced the anomaly: it failed simple")
+    assert "not shown" not in shown.sentinelStatement
 
 
 def test_control_without_any_verdict_says_there_is_no_p() -> None:
@@ -87,3 +156,22 @@ def test_no_sentence_about_a_stage_no_trial_ran() -> None:
     unknown = finding(outcomes({"A"}, v2=INCONCLUSIVE))
     assert unknown.sentinelReproduced is None
     assert unknown.sentinelStatement.startswith("Whether the sentinel v2 reproduced the anomaly is unknown")
+
+
+def test_identical_repeats_do_not_show_a_difference_their_counts_separate() -> None:
+    """The English variant: A 0/4 vs B 4/4 (p = 0.029) at temperature 0, every group's 4 answers
+    identical: one sample repeated, at most 0/1 vs 1/1 independent samples (p = 1.0): not shown."""
+    o = outcomes({"A", "v2"})
+    counts, one = counts_of(o, n=4), counts_of(o, n=1)
+    f = derive_findings(SPEC, o, counts=counts, samples=one, maintenance_ran=True, model_kind="scripted").findings[0]
+    assert f.shown is False and "A 0/4 vs B 4/4, Fisher p = 0.029, separable (p < 0.05)" in f.statement
+    assert ("consistent with the trailing assistant placement being implicated (moving the state before the "
+            "history, or giving it the user role, removing the failure), not shown: identical repeats are one "
+            "sample repeated (simple: A 0/4 vs B 4/4 are at most A 0/1 vs B 1/1 independent samples, Fisher "
+            "p = 1.0;") in f.statement
+    assert f.sentinelStatement.endswith("that v2 fails more often than v1 is not shown: identical repeats are one "
+                                        "sample repeated (simple: v2 0/4 vs v1 4/4 are at most v2 0/1 vs v1 1/1 "
+                                        "independent samples, Fisher p = 1.0).")
+    distinct = derive_findings(SPEC, o, counts=counts_of(o, n=8), samples=counts_of(o, n=8), maintenance_ran=True,
+                               model_kind="real").findings[0]
+    assert distinct.shown is True  # as many distinct answers as trials: independent, the reading stands

@@ -72,27 +72,34 @@ def test_x40_control_failure_overrides_everything(failed: set[str]) -> None:
 
 
 def test_x40_trailing_assistant_wording() -> None:
+    """At n = 3 (A 0/3 vs B, C 3/3: p = 0.10, X-41) the reading is only consistent with the trials; the
+    reading itself is stated where the comparisons are separable (test_findings_evidence)."""
     _, f = rule_of(outcomes({"A"}))
-    assert "trailing assistant placement is implicated" in f.statement  # type: ignore[attr-defined]
+    assert "consistent with the trailing assistant placement being implicated" in f.statement  # type: ignore[attr-defined]
+    assert "placement is implicated" not in f.statement and "each remove the failure" not in f.statement  # type: ignore[attr-defined]
 
 
 def test_x40_not_reproduced_under_v3_prompt_makes_no_attribution() -> None:
+    """What v3's groups share and v2 lacks is the prompt wording *and* the state text's view sentence
+    (source, unified@3: "C 的 user 角色也不构成用户的新授权"): the finding names both, and attributes nothing
+    to position or role."""
     _, f = rule_of(outcomes({"v2"}))
-    assert "common prompt change may explain it" in f.statement  # type: ignore[attr-defined]
+    assert ("consistent with the changes the unified@3 groups share (the prompt without v2's positional words, "
+            "the state text's view sentence)") in f.statement  # type: ignore[attr-defined]
     assert "Any attribution to the position or role" in f.doesNotShow  # type: ignore[attr-defined]
 
 
 def test_x40_placement_worse_names_the_failing_placement() -> None:
     _, f = rule_of(outcomes({"C"}))
-    assert "but C did (rests on simple: A 3/3 vs B 3/3" in f.statement  # type: ignore[attr-defined]
-    assert "): that placement is worse" in f.statement  # type: ignore[attr-defined]
+    assert "but C failed simple (rests on simple: C 0/3 vs A 3/3" in f.statement  # type: ignore[attr-defined]
+    assert "): consistent with that placement being worse" in f.statement  # type: ignore[attr-defined]
     _, f = rule_of(outcomes({"B", "C"}))
-    assert "but B and C did (rests on" in f.statement  # type: ignore[attr-defined]
-    assert "): those placements are worse" in f.statement  # type: ignore[attr-defined]
+    assert "but B and C failed simple (rests on" in f.statement  # type: ignore[attr-defined]
+    assert "): consistent with those placements being worse" in f.statement  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("v2, reproduced, words", [
-    (FAIL, True, "reproduced the anomaly: it failed simple"),
+    (FAIL, True, "reproduced the anomaly in these trials: it failed simple"),
     (FAIL_LATE, True, "it failed tool_continuation"),
     (PASS, False, "did not reproduce"),
     (INCONCLUSIVE, None, "is unknown"),
@@ -124,7 +131,7 @@ def test_x40_rule_fires_when_every_possible_verdict_agrees() -> None:
     """A passed, C failed, B without a verdict: placement-worse whatever B did; B is named as a limit."""
     got, f = rule_of(outcomes({"C"}, B=INCONCLUSIVE))
     assert got == "placement-worse-than-control"
-    assert "but C did" in f.statement  # type: ignore[attr-defined]
+    assert "but C failed simple" in f.statement  # type: ignore[attr-defined]
     assert f.limitedBy == ["B: simple passed (3/3), tool_continuation inconclusive (n = 0)"]  # type: ignore[attr-defined]
 
 
@@ -178,4 +185,4 @@ def test_custom_group_names_are_used() -> None:
     o = {"old": PASS, "ta": FAIL, "bh": PASS, "tu": FAIL, "sent": PASS}
     f = derive(o, spec).findings[0]
     assert f.rule == "placement-v3/position-implicated"
-    assert f.statement.startswith("ta and tu")
+    assert f.statement.startswith("In these trials ta and tu")

@@ -53,3 +53,18 @@ def test_a_control_without_trials_draws_no_conclusion() -> None:
     finding = result.findings[0]
     assert finding.rule == "placement-rates/control-no-verdict"
     assert finding.sentinelReproduced is None and "v1: no trial with a verdict in simple" in finding.limitedBy
+
+
+def test_each_comparison_names_both_counts_and_a_p_that_is_never_zero() -> None:
+    """A separable p of 0.0022 printed "p = 0.002" and one below 0.001 "p = 0.000"; each comparison now
+    carries its two counts, and the finding its comparisons as data."""
+    passes = {"A": 8, "B": 9, "C": 18, "v2": 7, "v1": 19}
+    counts = {g: {"simple": (p, 20)} for g, p in passes.items()}
+    outcomes = {g: {"simple": "failed"} for g in passes}
+    (f,) = derive_rate_findings(SPEC, counts, outcomes, model_kind="real", maintenance_ran=True).findings  # type: ignore[arg-type]
+    assert "(B 9/20 vs A 8/20: Fisher p = 1.0, not separable at this n; " \
+           "C 18/20 vs A 8/20: Fisher p = 0.0022, separable (p < 0.05), C above A)" in f.statement
+    assert f.sentinelStatement.startswith("Sentinel: v2 7/20 vs v1 19/20: Fisher p < 0.001, separable (p < 0.05)")
+    assert "p = 0.000" not in f.statement + f.sentinelStatement
+    assert f.shown is True and [(c.group, c.other, c.separable) for c in f.restsOn] == [("B", "A", False),
+                                                                                       ("C", "A", True)]

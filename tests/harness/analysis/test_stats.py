@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.analysis import fisher_p, pass_hat_k, pass_hat_ks, separable, wilson_interval
+from harness.analysis import fisher_p, format_p, p_text, pass_hat_k, pass_hat_ks, separable, wilson_interval
 
 
 def test_x41_three_of_three_vs_none_is_p_0_10_and_not_separable() -> None:
@@ -46,3 +46,16 @@ def test_x52_pass_hat_k_is_without_replacement() -> None:
 def test_impossible_counts_are_host_defects(call: object) -> None:
     with pytest.raises(ValueError):
         call()  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(("p", "shown"), [
+    (0.10000000000000002, "0.10"), (1.0, "1.0"), (0.5238, "0.52"), (0.002, "0.0020"), (0.0022, "0.0022"),
+    (0.0476, "0.048"), (0.001, "0.0010"), (0.00099, "< 0.001"), (2 / 184756, "< 0.001"),
+    (0.0496, "0.0496"), (0.05, "0.050"),  # never rounded across alpha: 0.0496 is separable, "0.050" would not be
+])
+def test_one_p_formatter_two_significant_digits(p: float, shown: str) -> None:
+    """0.002 printed as "0.00" (two decimals) read as impossible; p is printed with two significant
+    digits, "< 0.001" below that, and its side of 0.05 survives the rounding."""
+    assert format_p(p) == shown
+    assert separable(p) == (shown.startswith("<") or separable(float(shown)))
+    assert p_text(p) == (f"p {shown}" if shown.startswith("<") else f"p = {shown}")

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from markupsafe import escape
 
 from harness.report import read_report
 from tests.harness.runner._run import (
@@ -120,8 +121,10 @@ def test_every_unified_conversation_folds_and_compresses_and_reads_back_raw(orac
 
 def test_group_differences_show_a_controlled_comparison(oracle_run) -> None:  # type: ignore[no-untyped-def]
     """Issue 9, must show 5: against placement control A, on the first request of the first stage both ran,
-    B and C differ only in the state message's position / role, v2 only in the prompt words the source
-    names (plus v3's state sentence), v1 also in tools; the panel is in report.json, report.html and .md."""
+    B and C differ only in the state message's position / role, v2 in the prompt words the source names
+    and in the state text (v3's sentence "… grants no user authority", source: "C 的 user 角色也不构成用户的新
+    授权"), v1 also in tools; each group's summary is computed from its requests and says whether that is
+    as designed; the panel is in report.json, report.html and .md."""
     diffs = {d.group: d for d in oracle_run.report.groupDifferences}
     assert set(diffs) == {"B", "C", "v2", "v1", "prefix"} and all(d.control == "A" for d in diffs.values())
     for group in ("B", "C", "v2", "v1"):
@@ -141,10 +144,16 @@ def test_group_differences_show_a_controlled_comparison(oracle_run) -> None:  # 
     assert v2.tools == [] and v2.messageRoles.control == v2.messageRoles.group
     assert [c.op for c in v2.stateMessage.text] == ["delete"] and "no user authority" in v2.stateMessage.text[0].control
     assert diffs["v1"].tools and diffs["v1"].systemPrompt and diffs["v1"].stateMessage.group is None
+    assert {g: diffs[g].differsIn for g in ("B", "C", "v2")} == {
+        "B": ["statePosition"], "C": ["stateRole"], "v2": ["systemPrompt", "stateText"]}
+    assert all(diffs[g].summary.endswith("As designed.") for g in ("B", "C", "v2"))
+    assert "which v2's lacks" in diffs["v2"].summary and diffs["v1"].expected is None
     html = (oracle_run.run_dir / "report.html").read_text(encoding="utf-8")
     assert 'id="differences"' in html and "word changes</summary>" in html
     md = (oracle_run.run_dir / "report.md").read_text(encoding="utf-8")
     assert "## What each group differs in from the control" in md and "+“final”" in md
+    assert "v2 only in the prompt words" not in html and f"<li>{escape(diffs['B'].summary)}</li>" in html
+    assert f"- {diffs['C'].summary}" in md
 
 
 def test_readbacks_are_verified_or_the_conversation_does_not_pass(oracle_run) -> None:  # type: ignore[no-untyped-def]

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from harness.reports._workflow import infrastructure
 from harness.runner import RunOutcome
 from tests.harness.runner._run import outcomes, query, run_plan
 
@@ -112,4 +113,25 @@ def test_a_plan_the_oracle_cannot_read_is_a_set_up_error_never_a_model_failure(t
     assert any(c.startswith("The scripted model scripted/oracle does not support this plan's wording: 23 trial(s)")
                for c in outcome.report.caveats)
     assert query(outcome.run_dir, "SELECT DISTINCT status FROM llm_calls") == [("unsupported_input",)]
+    # the infrastructure section names the set-up error as such and does not claim a retry (infraRetries = 1)
+    infra = {e.group: e for e in outcome.report.infrastructure}
+    assert infra["A"].errorKinds == {"unsupported_input": 4} and infra["A"].retriedTrials == 0
+    assert outcome.report.infraRetries == 1
+    total = infrastructure(outcome.report.model_dump(mode="json"))["total"]
+    assert ("No error trial was retried as a new trial; 23 are set-up errors (the scripted model cannot read this "
+            "input), never retried") in total and "are retried as new trials" not in total
     assert query(outcome.run_dir, "SELECT count(*) FROM trials WHERE status = 'failed'") == [(0,)]
+
+
+def test_identical_repeats_of_a_plan_with_more_repeats_do_not_make_the_reading_shown(tmp_path: Path) -> None:
+    """The English variant's 4 repeats give A 0/4 vs B 4/4, p = 0.029: separable counts, but at
+    temperature 0 the prefill-continuer's 4 answers per group are one (distinct answers 1), so the
+    finding stays "consistent with …, not shown" and says why (X-41, X-52)."""
+    outcome = run_plan(tmp_path / "run", "scripted/prefill-continuer", data=variant("english-variant"),
+                       groups=["A", "B", "C", "v2", "v1"], stages=["simple"], concurrency=16)
+    (finding,) = outcome.report.findings
+    assert finding.rule.endswith("trailing-assistant-implicated") and finding.shown is False
+    assert "A 0/4 vs B 4/4, Fisher p = 0.029, separable (p < 0.05)" in finding.statement
+    assert "not shown: identical repeats are one sample repeated (simple: A 0/4 vs B 4/4 are at most A 0/1 vs B " \
+           "1/1 independent samples, Fisher p = 1.0;" in finding.statement
+    assert "each remove the failure" not in finding.statement

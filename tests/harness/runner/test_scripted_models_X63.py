@@ -51,6 +51,15 @@ def test_prefill_continuer_implicates_trailing_assistant_not_separable_at_n3(tmp
     # the finding reads with its n and Fisher p, the sentinel's too (issue 11 must-show 3)
     assert "simple: A 0/3 vs B 3/3, Fisher p = 0.10, not separable at this n" in finding.statement
     assert "v2 0/3 vs v1 3/3, Fisher p = 0.10" in finding.sentinelStatement
+    # at p = 0.10 the reading is consistent with these trials, not shown; the statement says so and
+    # does not claim that moving the state or giving it the user role "each remove the failure"
+    assert finding.shown is False and finding.statement.startswith("In these trials A (trailing assistant state)")
+    assert ("consistent with the trailing assistant placement being implicated (moving the state before the history, "
+            "or giving it the user role, removing the failure), not shown at this n.") in finding.statement
+    assert "each remove the failure" not in finding.statement
+    assert "that v2 fails more often than v1 is not shown at this n" in finding.sentinelStatement
+    report_md = (outcome.run_dir / "report.md").read_text(encoding="utf-8")
+    assert "consistent with the trailing assistant placement being implicated" in report_md
     assert query(outcome.run_dir, "SELECT count(*) FROM trials WHERE status <> 'failed' "
                                   "AND failure_mode IS NOT NULL")[0][0] == 0
     assert "failed: state_echo ×3" in (outcome.run_dir / "report.md").read_text(encoding="utf-8")
@@ -62,6 +71,8 @@ def test_last_user_follower_makes_C_worse_than_control(tmp_path: Path) -> None:
     expected["C"] = {"simple": "failed", **NOT_REACHED}
     assert outcomes(outcome) == expected
     assert outcome.report.findings[0].rule.endswith("placement-worse-than-control")
+    # C 0/3 vs A 3/3 (p = 0.10): "worse than the control" is consistent with the trials, not shown at n = 3
+    assert "consistent with that placement being worse than the control" in outcome.report.findings[0].statement
     # it answers the state block as if it were the request: an on-topic-looking wrong answer
     assert _stage(outcome, "C", "simple").failureModes == {"wrong_answer": 3}
 

@@ -47,7 +47,7 @@ def test_cross_model_finding_names_each_model_with_n_and_p(fixed_sweep: tuple[Pa
     a = next(f for f in sweep.findings if f.group == "A" and f.stage == "simple")
     assert a.rule == "sweep/failed-on-some-models"
     assert a.statement.startswith("A failed simple on 1 of 2 models: scripted/prefill-continuer (A failed 0/3")
-    assert "It passed on scripted/oracle (A passed 3/3 vs v1 3/3, Fisher p = 1.00" in a.statement
+    assert "It passed on scripted/oracle (A passed 3/3 vs v1 3/3, Fisher p = 1.0, not separable" in a.statement
     assert "vs v1 3/3, Fisher p = 0.10, not separable at this n" in a.statement
     per = {e.model: e for e in a.perModel}
     assert set(per) == set(SWEPT)
@@ -55,9 +55,12 @@ def test_cross_model_finding_names_each_model_with_n_and_p(fixed_sweep: tuple[Pa
     assert (per[SWEPT[0]].passes, per[SWEPT[0]].n, per[SWEPT[0]].fisherP) == (3, 3, 1.0)
     assert "never added up across models" in a.doesNotShow
     stage = next(f for f in sweep.findings if f.rule == "sweep/simple/some-models-failed")
-    assert "on scripted/oracle no group failed" in stage.statement
+    assert "on scripted/oracle no group failed (A 3/3, B 3/3, C 3/3, v2 3/3, v1 3/3)" in stage.statement
     rules = next(f for f in sweep.findings if f.rule == "sweep/placement-rules")
-    assert "scripted/prefill-continuer: trailing-assistant-implicated" in rules.statement
+    # each model's rule with how far it goes and the n and p it rests on, from that model's report
+    assert ("scripted/prefill-continuer: trailing-assistant-implicated, consistent with its trials, not shown at "
+            "this n (simple: A 0/3 vs B 3/3, Fisher p = 0.10, not separable at this n;") in rules.statement
+    assert "scripted/oracle: not-reproduced, no difference claimed (simple: A 3/3, B 3/3" in rules.statement
     html = (out / "sweep.html").read_text(encoding="utf-8")
     assert "A failed simple on 1 of 2 models" in html and "scripted-prefill-continuer/report.html" in html
     assert "A failed simple on 1 of 2 models" in (out / "sweep.md").read_text(encoding="utf-8")
