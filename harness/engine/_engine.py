@@ -98,12 +98,7 @@ class Engine:
     async def run_send_input(self, session_id: str, text: str, limits: RunLimits | None = None) -> RunResult:
         """E-1: the only way a user turn enters a session. ``limits``: this run's, instead of the engine's
         (the runner gives each repeat of a trial its own sampling seed)."""
-        run = _Run(self, session_id, new_run_id(), text, limits)
-        await run.recover()
-        self.store.append(session_id, MessageDraft(
-            run_id=run.run_id, window_id=self.active_window(session_id), role="user", kind="input",
-            content=text, input_run=run.run_id))
-        return await run.loop()
+        return await _Run(self, session_id, new_run_id(), text, limits).start()
 
     async def maintain(self, session_id: str, step: int = 0) -> MaintenanceRecord:
         """Explicit maintenance of the active window (P-50: e.g. after a stage completes)."""
@@ -154,6 +149,22 @@ class _Run:
             self.usd = None if output.usd is None else self.usd + output.usd
 
     # the loop ------------------------------------------------------------------------------------
+    async def start(self) -> RunResult:
+        """Recover a pending call (E-12), take the input, loop. E-7, X-20: a model call that still fails
+        after its retries, or that the budget refuses, ends the run, whichever role made it: the agent's
+        step, the maintainer's page in threshold maintenance, in ``context_compress`` or in a recovery.
+        A compression that did not finish wrote nothing (P-52), so its call stays pending for E-12."""
+        try:
+            await self.recover()
+            self.e.store.append(self.session_id, MessageDraft(
+                run_id=self.run_id, window_id=self.e.active_window(self.session_id), role="user", kind="input",
+                content=self.text, input_run=self.run_id))
+            return await self.loop()
+        except BudgetExhausted as exc:
+            return self.result("budget_exhausted", error=str(exc))
+        except ModelCallError as exc:
+            return self.result("error", error_class=exc.kind, error=exc.message)
+
     async def loop(self) -> RunResult:
         e, limits, consecutive_errors = self.e, self.limits, 0
         while self.steps < limits.max_steps:
@@ -171,13 +182,8 @@ class _Run:
             except CapacityExceeded as exc:
                 return self.result("capacity_exceeded", error=str(exc))
             segments = segment_tokens(e.model_name, projected.messages, list(projected.sources), projected.tools)
-            try:
-                output = await self._call("agent", e.model, e.model_name, request, frozen,
-                                          [s.wire() for s in projected.sources], segments)
-            except BudgetExhausted as exc:
-                return self.result("budget_exhausted", error=str(exc))
-            except ModelCallError as exc:
-                return self.result("error", error_class=exc.kind, error=exc.message)
+            output = await self._call("agent", e.model, e.model_name, request, frozen,
+                                      [s.wire() for s in projected.sources], segments)
             window = e.active_window(self.session_id)
             calls = tuple(ToolCall(id=c.id or f"call_{uuid.uuid4().hex[:16]}", name=c.name, arguments=c.arguments)
                           for c in output.tool_calls)
@@ -325,7 +331,12 @@ class _Run:
         e = self.e
 
         async def generate(request: ModelRequest) -> ModelOutput:
-            return await self._call("maintainer", e.maintainer_model, e.maintainer_name, request, None, None, None)
+            try:
+                return await self._call("maintainer", e.maintainer_model, e.maintainer_name, request, None, None,
+                                        None)
+            except ModelCallError as exc:  # the run ends on it (start); say whose call it was
+                raise ModelCallError(exc.kind, f"the maintainer's call: {exc.message}", exc.status_code,
+                                     exc.retries) from exc
 
         return model_maintainer(generate, max_output_tokens=e.limits.max_output_tokens,
                                 timeout_seconds=e.limits.timeout_seconds)
