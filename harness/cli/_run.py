@@ -40,6 +40,8 @@ _DOC_TOKENS = ("Total-token cap, input + output (overrides the plan's maxTotalTo
                "share. Raise it to resume a run stopped at budget_exhausted:totalTokens.")
 _DOC_CALLS = ("Model-call cap (overrides the plan's maxLlmCalls); in a sweep, the pool all models share. Raise it to "
               "resume a run stopped at budget_exhausted:llmCalls.")
+_DOC_WALL = ("Wall-clock cap in seconds (overrides the plan's maxWallSeconds); a resume counts the time already run. "
+             "Raise it to resume a run stopped at wall_clock.")
 _DOC_PRICE = "Price of a model in USD per million tokens: MODEL=IN,OUT[,CACHED] (overrides the plan and litellm)."
 
 
@@ -89,6 +91,7 @@ def run_cmd(
     max_usd: float | None = typer.Option(None, "--max-usd", min=0.0, help="USD cap (overrides the plan's)."),
     max_total_tokens: int | None = typer.Option(None, "--max-total-tokens", min=1, help=_DOC_TOKENS),
     max_llm_calls: int | None = typer.Option(None, "--max-llm-calls", min=1, help=_DOC_CALLS),
+    max_wall_seconds: float | None = typer.Option(None, "--max-wall-seconds", min=1.0, help=_DOC_WALL),
     price: Annotated[list[str] | None, typer.Option("--price", help=_DOC_PRICE)] = None,
     dry: bool = typer.Option(False, "--dry-run", help="Validate and show what would run; call no model."),
     cache: Annotated[Path | None, typer.Option("--cache", help=DOC_CACHE)] = None,
@@ -112,10 +115,11 @@ def run_cmd(
     --resume DIR continues a stopped run: finished trials are kept, errored and unfinished ones run
     again as new attempts (each attempt keeps its own record and transcript), and the budget already
     spent counts. The run's settings (models, --api-base, --group, --stage, --concurrency, --cache,
-    --max-usd, --max-total-tokens, --max-llm-calls, --price) are restored from DIR/run.json; an option
-    given again overrides its recorded value. A run stopped at a cap (budget_exhausted:totalTokens)
-    would stop again at once with the same cap: the stop message names the cap, its limit and what was
-    spent, and the printed resume command raises it (--max-total-tokens, --max-llm-calls, --max-usd).
+    --max-usd, --max-total-tokens, --max-llm-calls, --max-wall-seconds, --price) are restored from
+    DIR/run.json; an option given again overrides its recorded value. A run stopped at a cap
+    (budget_exhausted:totalTokens, wall_clock) would stop again at once with the same cap: the stop
+    message names the cap, its limit and what was spent, and the printed resume command raises it
+    (--max-total-tokens, --max-llm-calls, --max-usd, --max-wall-seconds).
     One process at a time runs a directory: a second one is refused (exit 2) with the holder's
     pid, host and start time.
 
@@ -152,7 +156,8 @@ def run_cmd(
         fail(str(exc))
     given = RunChoices(models=model or [], maintainer=maintainer_model, api_base=api_base, groups=group or None,
                        stages=stage or None, concurrency=concurrency, max_usd=max_usd,
-                       max_total_tokens=max_total_tokens, max_llm_calls=max_llm_calls, prices=prices, cache_dir=cache)
+                       max_total_tokens=max_total_tokens, max_llm_calls=max_llm_calls,
+                       max_wall_seconds=max_wall_seconds, prices=prices, cache_dir=cache)
     sweep = len(given.models) > 1 or (resume is not None and is_sweep(resume))
     manifest = {}
     if resume is not None:
@@ -169,8 +174,8 @@ def run_cmd(
         base = RunRequest(plan=plan, plan_sha256=sha256, plan_path=plan_path, settings=settings,
                           out_dir=resume or out or default_out_dir(plan), max_usd=given.max_usd,
                           max_total_tokens=given.max_total_tokens, max_llm_calls=given.max_llm_calls,
-                          cli_prices=given.prices, expect=gate.expect, override_spec=gate.spec,
-                          overrides=gate.overrides)
+                          max_wall_seconds=given.max_wall_seconds, cli_prices=given.prices, expect=gate.expect,
+                          override_spec=gate.spec, overrides=gate.overrides)
         raise typer.Exit(run_sweep(base, given.models, given.maintainer, resume is not None, dry, junit))
     agent = given.models[0] if given.models else plan.models.agent
     maintainer = given.maintainer or plan.models.maintainer or agent
@@ -185,7 +190,8 @@ def run_cmd(
     request = RunRequest(plan=plan, plan_sha256=sha256, plan_path=plan_path, settings=settings,
                          out_dir=resume or out or default_out_dir(plan), resume=resume is not None,
                          max_usd=given.max_usd, max_total_tokens=given.max_total_tokens,
-                         max_llm_calls=given.max_llm_calls, cli_prices=given.prices, expect=gate.expect,
+                         max_llm_calls=given.max_llm_calls, max_wall_seconds=given.max_wall_seconds,
+                         cli_prices=given.prices, expect=gate.expect,
                          override_spec=gate.spec, overrides=gate.overrides)
     try:
         table = prepare_prices(request)

@@ -47,7 +47,9 @@ class RunRequest:
     max_usd: float | None = None
     max_total_tokens: int | None = None
     max_llm_calls: int | None = None
-    """``--max-usd`` / ``--max-total-tokens`` / ``--max-llm-calls``: replace the plan's cap (``cap_overrides``)."""
+    max_wall_seconds: float | None = None
+    """``--max-usd`` / ``--max-total-tokens`` / ``--max-llm-calls`` / ``--max-wall-seconds``: replace the plan's
+    cap (``cap_overrides``)."""
     cli_prices: dict[str, Prices] = field(default_factory=dict)
     render: bool = True
     """Render report.html / report.md / plots after the run (``harness report DIR`` can do it later)."""
@@ -77,7 +79,7 @@ class RunOutcome:
 def cap_overrides(request: RunRequest) -> dict[str, float | int]:
     """The caps the command line set, by the plan's budget field name."""
     given = {"maxUsd": request.max_usd, "maxTotalTokens": request.max_total_tokens,
-             "maxLlmCalls": request.max_llm_calls}
+             "maxLlmCalls": request.max_llm_calls, "maxWallSeconds": request.max_wall_seconds}
     return {cap: value for cap, value in given.items() if value is not None}
 
 

@@ -3,7 +3,8 @@ overrides them.
 
 A run keeps its settings in run.json (``"settings"``), a sweep in ``D/settings.json``: models,
 API base (without credentials, O-30), group and stage selection, concurrency, response cache,
-``--max-usd``, ``--max-total-tokens``, ``--max-llm-calls`` and every ``--price``. ``harness run
+``--max-usd``, ``--max-total-tokens``, ``--max-llm-calls``, ``--max-wall-seconds`` and every
+``--price``. ``harness run
 PLAN --resume DIR`` then continues the run as it was started: a resumed local model keeps its
 price, its concurrency and its server. Anything given on the command line wins, and is what the
 next resume restores. An API base with credentials in it is stored without them: pass
@@ -44,6 +45,7 @@ class RunChoices:
     max_usd: float | None = None
     max_total_tokens: int | None = None
     max_llm_calls: int | None = None
+    max_wall_seconds: float | None = None
     prices: dict[str, Prices] = field(default_factory=dict)
     cache_dir: Path | None = None
 
@@ -55,7 +57,7 @@ def recorded_settings(request: Any) -> dict[str, Any]:
             "apiBase": public_api_base(s.api_base), "groups": s.groups, "stages": s.stages,
             "concurrency": s.concurrency, "cacheDir": None if s.cache_dir is None else str(s.cache_dir),
             "maxUsd": request.max_usd, "maxTotalTokens": request.max_total_tokens,
-            "maxLlmCalls": request.max_llm_calls,
+            "maxLlmCalls": request.max_llm_calls, "maxWallSeconds": request.max_wall_seconds,
             "prices": {m: p.model_dump(mode="json") for m, p in sorted(request.cli_prices.items())}}
 
 
@@ -104,14 +106,15 @@ def restore(given: RunChoices, recorded: dict[str, Any]) -> RunChoices:
         api_base=pick(given.api_base, "apiBase"), groups=pick(given.groups, "groups"),
         stages=pick(given.stages, "stages"), concurrency=pick(given.concurrency, "concurrency"),
         max_usd=pick(given.max_usd, "maxUsd"), max_total_tokens=pick(given.max_total_tokens, "maxTotalTokens"),
-        max_llm_calls=pick(given.max_llm_calls, "maxLlmCalls"), prices={**prices, **given.prices},
+        max_llm_calls=pick(given.max_llm_calls, "maxLlmCalls"),
+        max_wall_seconds=pick(given.max_wall_seconds, "maxWallSeconds"), prices={**prices, **given.prices},
         cache_dir=given.cache_dir if given.cache_dir is not None else (Path(cache) if cache else None))
 
 
 
 
 CAP_OPTIONS: dict[str, str] = {"maxUsd": "--max-usd", "maxTotalTokens": "--max-total-tokens",
-                               "maxLlmCalls": "--max-llm-calls"}
+                               "maxLlmCalls": "--max-llm-calls", "maxWallSeconds": "--max-wall-seconds"}
 """The plan's budget field → the ``harness run`` option that overrides it (the others have none)."""
 
 

@@ -115,7 +115,7 @@ def member_request(request: SweepRequest, model: str, slug: str, budget: BudgetS
     settings = dataclasses.replace(request.base.settings, agent_model=model,
                                    maintainer_model=maintainer_of(request, model))
     return dataclasses.replace(request.base, settings=settings, out_dir=request.out_dir / slug, resume=resume,
-                               max_usd=None, max_total_tokens=None, max_llm_calls=None,
+                               max_usd=None, max_total_tokens=None, max_llm_calls=None, max_wall_seconds=None,
                                budget=budget or effective_budget(request.base))
 
 

@@ -110,3 +110,22 @@ def test_the_readme_sweep_command_is_the_one_the_fixture_runs() -> None:
     [sweep] = [args for args in commands if args.count("--model") == 2]
     assert sweep[1:5] == ["--model", SWEPT[0], "--model", SWEPT[1]]
     assert sweep[5:9] == SWEEP_CAPS and sweep[9] == "--out"
+
+
+def test_a_run_stopped_by_the_wall_clock_resumes_with_a_raised_wall_cap(tmp_path: Path) -> None:
+    """A resume counts the time already run, so a run stopped at wall_clock needs --max-wall-seconds
+    (before: 'no command-line override, so a resume cannot continue')."""
+    out = tmp_path / "run"
+    code, text = _cli("run", str(FIXED_PLAN), "--concurrency", "1", "--max-wall-seconds", "1", "--out", str(out))
+    assert code == 3, text
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert report["stopReason"] == "wall_clock" and report["budget"]["limits"]["maxWallSeconds"] == 1
+    assert "stopped at a cap: the run's maxWallSeconds is 1 s and" in text, text
+    assert _hint(text) == ["run", str(FIXED_PLAN), "--resume", str(out), "--max-wall-seconds", "2"]
+    assert json.loads((out / "run.json").read_text(encoding="utf-8"))["settings"]["maxWallSeconds"] == 1
+
+    code, text = _cli("run", str(FIXED_PLAN), "--resume", str(out), "--max-wall-seconds", "900")
+    assert code == 0, text
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert report["status"] == "completed" and report["budget"]["limits"]["maxWallSeconds"] == 900
+    assert report["budget"]["spent"]["wallSeconds"] > 1  # the first stretch counts on
