@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from harness.metrics import RunSummary, load_runs
+from harness.metrics import RunSummary, load_runs, replays
 
 from ._app import app, plain, print_json, user_errors
 
@@ -66,16 +66,23 @@ def compare_cmd(
     """Compare runs: attach each metrics.duckdb and print one group × stage table.
 
     A sweep directory (`harness run PLAN --model M1 --model M2 --out D`) gives one column per model.
+
+    Reruns of one plan: every later run is matched to the first trial by trial (group, stage,
+    repeat); where both sent a byte-identical first request (prompt, tools, sampling, seed), a note
+    says how many answers were identical. All identical: the rerun is a replay and adds no sample.
+    Some differ: the server did not replay its sampling, so single trials are not reproducible and
+    only rates compare. --json gives it as "replays".
     """
     with user_errors():
         summaries = load_runs(list(runs))
     if as_json:
-        print_json([{"label": s.label, "path": str(s.path), "rows": s.rows, "cachedCalls": s.cached[0],
-                     "calls": s.cached[1]} for s in summaries])
+        print_json({"runs": [{"label": s.label, "path": str(s.path), "rows": s.rows, "cachedCalls": s.cached[0],
+                              "calls": s.cached[1]} for s in summaries],
+                    "replays": [r.wire() for r in replays(summaries)]})
         return
     console = Console()
     console.print(comparison_table(summaries))
-    for note in cache_notes(summaries):
+    for note in cache_notes(summaries) + [r.sentence() for r in replays(summaries)]:
         console.print(f"note: {note}", markup=False, soft_wrap=True)
 
 

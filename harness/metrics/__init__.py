@@ -1,7 +1,8 @@
 """metrics.duckdb (O-10 … O-13): schema by named migrations, batched writer, views, run comparison."""
 
-from ._compare import METRICS_FILE, RunSummary, load_runs, metrics_path
+from ._compare import METRICS_FILE, RunSummary, load_runs, metrics_path, replays
 from ._export import EXPORTS, FORMATS, ExportError, export_runs
+from ._repro import Replay
 from ._rows import (
     ROW_MODELS,
     CheckRow,
@@ -18,7 +19,7 @@ from ._writer import MetricsWriter
 
 __all__ = [
     "EXPORTS", "FORMATS", "METRICS_FILE", "MIGRATIONS", "ExportError", "export_runs", "ROW_MODELS", "TABLES", "VIEWS",
-    "CheckRow", "ExperimentRow", "LlmCallRow", "MetricsWriter", "RequestSegmentRow", "RunRow", "RunSummary",
+    "CheckRow", "ExperimentRow", "LlmCallRow", "MetricsWriter", "Replay", "RequestSegmentRow", "RunRow", "RunSummary",
     "ToolCallRow", "TrialRow",
-    "applied_migrations", "load_runs", "metrics_path", "migrate", "table_columns",
+    "applied_migrations", "load_runs", "metrics_path", "migrate", "replays", "table_columns",
 ]

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
 from protocols import InvalidInput
+
+from ._repro import Fingerprint, Replay, TrialKey, fingerprints, replay
 
 METRICS_FILE = "metrics.duckdb"
 
@@ -24,6 +27,8 @@ class RunSummary:
     group_order: list[str]
     cached: tuple[int, int] = (0, 0)
     """(responses served from the response cache, all calls)."""
+    trials: dict[TrialKey, Fingerprint] = field(default_factory=dict)
+    """Each trial's first request and answers, to tell a replay from a new sample (``_repro``)."""
 
 
 def metrics_path(run: str | Path) -> Path:
@@ -97,7 +102,32 @@ def load_runs(runs: list[str | Path]) -> list[RunSummary]:
                 for col in ("stage_id", "group_id")
             )
             out.append(RunSummary(label=label or _label(con, alias, db), path=db, rows=rows, stage_order=stages,
-                                  group_order=groups, cached=_cached_calls(con, alias)))
+                                  group_order=groups, cached=_cached_calls(con, alias),
+                                  trials=fingerprints(con, alias)))
     finally:
         con.close()
-    return out
+    return _distinct_labels(out)
+
+
+def _distinct_labels(runs: list[RunSummary]) -> list[RunSummary]:
+    """Runs whose labels collide (two directories both named ``run``) are told apart by their folders."""
+    labels = [r.label for r in runs]
+
+    def relabel(run: RunSummary) -> str:
+        folder = run.path.parent
+        longer = f"{folder.parent.name}/{folder.name}"
+        if run.label.startswith(f"{folder.name} ("):  # the default label: "<folder> (<model>)"
+            return longer + run.label[len(folder.name):]
+        return f"{run.label} ({longer})"
+
+    return [dataclasses.replace(r, label=relabel(r)) if labels.count(r.label) > 1 and r.path.name == METRICS_FILE
+            else r for r in runs]
+
+
+def replays(runs: list[RunSummary]) -> list[Replay]:
+    """Each later run against the first, over the trials that sent the same first request."""
+    if not runs:
+        return []
+    first = runs[0]
+    found = (replay(first.label, first.trials, other.label, other.trials) for other in runs[1:])
+    return [r for r in found if r is not None]

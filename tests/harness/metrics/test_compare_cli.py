@@ -41,7 +41,7 @@ def test_o13_compare_prints_one_table(tmp_path: Path) -> None:
 def test_o13_compare_json(tmp_path: Path) -> None:
     one = _run_dir(tmp_path, "run-1")
     result = runner.invoke(app, ["compare", str(one / "metrics.duckdb"), "--json"])
-    data = json.loads(result.output)
+    data = json.loads(result.output)["runs"]
     assert data[0]["label"] == "run-1 (scripted/oracle)"
     assert {(r["group_id"], r["stage_id"]) for r in data[0]["rows"]} == {
         ("A", "simple"), ("B", "simple"), ("prefix", "conversation")}
