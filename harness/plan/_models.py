@@ -83,7 +83,8 @@ class Sampling(_Model):
     seed: int | None = Field(
         None,
         description="Sampling seed of the first repeat: repeat r (1-based) of every stage is sent seed + r - 1, "
-        "so repeats are distinct draws and a rerun draws the same ones. null = no seed sent. A provider that "
+        "so repeats are distinct draws, and a rerun asks for the same ones (whether it gets the same answers is "
+        "the server's business: `harness compare` of two runs counts them). null = no seed sent. A provider that "
         "takes no seed gets none; each call records the sampling it was sent with (report.json trials' "
         "`sampling`, metrics.duckdb llm_calls temperature / top_p / seed).",
     )

@@ -67,7 +67,7 @@ async def run_trial(engine: Engine, group: str, stage: StageSpec, repeat: int, a
 
 def repeat_limits(limits: RunLimits, repeat: int) -> RunLimits:
     """The limits of repeat ``repeat`` (1-based): the plan's seed s becomes s + repeat - 1, so repeats
-    are distinct draws for a provider that honours seeds, and a rerun draws the same ones."""
+    are distinct draws for a provider that honours seeds, and a rerun asks for the same ones."""
     if limits.seed is None:
         return limits
     return limits.model_copy(update={"seed": limits.seed + repeat - 1})
