@@ -45,6 +45,13 @@ def usd_text(value: float | None, report: dict[str, Any]) -> str:
     return unknown_usd(report) if value is None else f"${value:.4f}"
 
 
+def _stage_usd(metrics: dict[str, Any]) -> str:
+    """A stage's USD cell: "—" when it made no call (a local model's cost is never shown as $0)."""
+    if not metrics["llmCalls"]:
+        return "—"
+    return "unknown" if metrics["usd"] is None else f"{metrics['usd']:.4f}"
+
+
 def summary(outcome: RunOutcome, hint: bool = True) -> None:
     """The group × stage table, findings, spending and where the report is; for a stopped run, why
     and (``hint``; a sweep prints its own) the exact command that continues it."""
@@ -59,7 +66,7 @@ def summary(outcome: RunOutcome, hint: bool = True) -> None:
             m = stage["metrics"]
             colour = _COLOURS.get(stage["status"], "white")
             table.add_row(plain(group["id"]), plain(stage["id"]), f"[{colour}]{plain(stage['status'])}[/]",
-                          f"{rate['passes']}/{rate['n']}", "unknown" if m["usd"] is None else f"{m['usd']:.4f}",
+                          f"{rate['passes']}/{rate['n']}", _stage_usd(m),
                           f"{m['inputTokens'] + m['outputTokens']:,}", str(m["repeatedToolCalls"]))
     console.print(table)
     for finding in report["findings"]:

@@ -101,3 +101,16 @@ def test_dry_run_of_a_local_plan_reads_price_unknown() -> None:
     result = CliRunner().invoke(app, ["run", str(probe), "--dry-run"])
     assert result.exit_code == 0, result.output
     assert f"cost {LOCAL}" in " ".join(result.output.split()) and "$" not in result.output
+
+
+def test_stages_a_local_model_never_reached_show_no_cost_not_zero(tmp_path: Path) -> None:
+    """A local model's cost never reads $0: a stage gating kept from running shows "—" in the console."""
+    with running_server(model="prefill-continuer") as url:
+        result = CliRunner().invoke(app, ["run", str(FIXED_PLAN), "--model", "openai/prefill-continuer",
+                                          "--api-base", url, "--group", "A", "--concurrency", "4",
+                                          "--out", str(tmp_path / "run")], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    rows = [line for line in result.output.splitlines() if line.startswith("│ A")]
+    assert [r.split("│")[3].strip() for r in rows] == ["failed", "not_reached", "not_reached"], rows
+    assert [r.split("│")[5].strip() for r in rows] == ["unknown", "—", "—"], rows
+    assert "0.0000" not in result.output
