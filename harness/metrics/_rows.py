@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class _Row(BaseModel):
@@ -71,6 +71,7 @@ class LlmCallRow(_Row):
     temperature: float | None = None
     top_p: float | None = None
     seed: int | None = None
+    failed_attempts: list[str] = Field(default_factory=list)
 
 
 class RequestSegmentRow(_Row):

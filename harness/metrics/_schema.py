@@ -79,6 +79,14 @@ def m005_sampling_and_required_checks(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("ALTER TABLE checks ADD COLUMN required BOOLEAN NOT NULL DEFAULT true")
 
 
+def m006_failed_attempts(con: duckdb.DuckDBPyConnection) -> None:
+    """``llm_calls.failed_attempts``: the kind of each failed attempt of the call, in order (``rate_limit``,
+    ``server_error``, ``timeout``, ``connection``, ``malformed``, …; the last one is what an errored call
+    gave up on), so retries and infrastructure errors can be counted by kind in SQL, as report.json's
+    ``infrastructure`` does."""
+    con.execute("ALTER TABLE llm_calls ADD COLUMN failed_attempts VARCHAR[] NOT NULL DEFAULT []")
+
+
 Migration = tuple[str, Callable[[duckdb.DuckDBPyConnection], None]]
 
 MIGRATIONS: list[Migration] = [
@@ -87,6 +95,7 @@ MIGRATIONS: list[Migration] = [
     ("m003_trial_failure_mode", m003_trial_failure_mode),
     ("m004_cached_responses", m004_cached_responses),
     ("m005_sampling_and_required_checks", m005_sampling_and_required_checks),
+    ("m006_failed_attempts", m006_failed_attempts),
 ]
 
 TABLES: tuple[str, ...] = ("experiments", "trials", "runs", "llm_calls", "request_segments", "tool_calls", "checks")

@@ -3,6 +3,7 @@ X-31): it completes; faults are retried or end trials as infrastructure errors, 
 
 from __future__ import annotations
 
+from collections import Counter
 from functools import partial
 from pathlib import Path
 
@@ -44,6 +45,9 @@ def test_fixed_plan_over_http_with_faults_counts_them_as_infrastructure_Q11(
     assert [g.group for g in infra] == [g.id for g in outcome.report.groups]
     assert sum(sum(g.failedAttempts.values()) for g in infra) == retried
     assert sum(g.errorTrials for g in infra) == len([t for t in trials if t.status == "error"])
+    in_sql = dict(query(outcome.run_dir, "SELECT kind, count(*) FROM (SELECT unnest(failed_attempts) AS kind "
+                                         "FROM llm_calls) GROUP BY kind"))
+    assert in_sql == dict(sum((Counter(g.failedAttempts) for g in infra), Counter()))  # DuckDB says it too
     kinds = {k for g in infra for k in g.failedAttempts}
     assert kinds <= {"rate_limit", "server_error", "timeout", "connection", "malformed"} and len(kinds) >= 3, kinds
     md = (tmp_path / "run" / "report.md").read_text(encoding="utf-8")
