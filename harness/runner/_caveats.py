@@ -81,3 +81,16 @@ def pass_shape_caveats(groups: list[GroupReport]) -> list[str]:
             "they look for inside a tool call written as text or an echo of a derived message; read these passes "
             "as 'the expected value appeared', not as well-formed answers (each trial's passShape says what the "
             "classifier saw)."]
+
+
+def unattributed_caveats(records: list[TrialRecord], spent_calls: int, spent_tokens: int) -> list[str]:
+    """Model calls the budget counted that no recorded trial holds: attempts a kill or crash ended
+    before their record was written (the budget log is written per call, a trial's record at its end)."""
+    live = [c for r in records for c in r.calls if not c.cached]
+    extra = spent_calls - len(live)
+    if extra <= 0:
+        return []
+    tokens = max(0, spent_tokens - sum(c.inputTokens + c.outputTokens for c in live))
+    return [f"{extra} model call(s) ({tokens:,} tokens) counted as spent belong to no recorded trial: attempts that a "
+            "kill or crash ended before they finished. They count against the budget; their trials ran again on "
+            "resume, and pass rates and per-group costs rest on recorded trials only."]

@@ -34,7 +34,13 @@ from harness.report import TrialMetrics as ReportMetrics
 from protocols import resolve
 
 from ._cache import cache_caveats
-from ._caveats import not_exercised_caveats, pass_shape_caveats, repeat_caveats, unsupported_input_caveats
+from ._caveats import (
+    not_exercised_caveats,
+    pass_shape_caveats,
+    repeat_caveats,
+    unattributed_caveats,
+    unsupported_input_caveats,
+)
 from ._differences import group_differences
 from ._expect import evaluate
 from ._infra import infrastructure
@@ -180,6 +186,9 @@ def build_report(exp: Experiment, request: Any, experiment_id: str, status: str,
     caveats += [f"price of {m}: {exp.prices.note(m)}" for m in used if m in exp.prices.entries]
     caveats += cache_caveats([(r.group, r.stage, c.cached) for r in exp.records for c in r.calls],
                              None if s.cache_dir is None else str(s.cache_dir))
+    budget = budget_report(exp, used)
+    caveats += unattributed_caveats(exp.records, budget.spent.llmCalls,
+                                    budget.spent.inputTokens + budget.spent.outputTokens)
     overrides = list(getattr(request, "overrides", []))
     caveats += [f"the plan ran with command-line overrides: {', '.join(o.option for o in overrides)}"] if overrides \
         else []
@@ -190,7 +199,7 @@ def build_report(exp: Experiment, request: Any, experiment_id: str, status: str,
         model=ModelInfo(agent=s.agent_model, maintainer=s.maintainer_model, kind=kind,
                         apiBase=s.api_base, sampling=sampling,
                         prices={m: ModelPrice(**exp.prices.wire([m])[m]) for m in used}),
-        budget=budget_report(exp, used),
+        budget=budget,
         groups=groups,
         comparisons=comparisons, baselineComparisons=baseline, findings=findings.findings, caveats=caveats,
         expectations=evaluate(plan, list(getattr(request, "expect", [])), exp.outcomes), overrides=overrides,

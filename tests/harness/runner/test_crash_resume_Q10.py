@@ -108,6 +108,9 @@ def test_sigkill_twice_then_resume_matches_an_uninterrupted_run_Q10(
     assert _stage_totals(report) == _stage_totals(expected)
     calls_logged = len((run_dir / "calls.jsonl").read_text(encoding="utf-8").splitlines())
     assert report["budget"]["spent"]["llmCalls"] == calls_logged >= ref_requests  # killed calls still count
+    unattributed = calls_logged - sum(t["metrics"]["llmCalls"] for t in got.values())
+    said = [c for c in report["caveats"] if "belong to no recorded trial" in c]
+    assert said == ([] if unattributed == 0 else [said[0]]) and (not said or said[0].startswith(f"{unattributed} "))
     assert report["status"] == "completed" and report["stopReason"] is None
 
 
