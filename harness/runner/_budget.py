@@ -8,7 +8,8 @@ usage. Concurrent trials share one ledger, so together they can never overshoot 
 The prompt estimate is litellm's token counter, and a provider's count is not that: another
 tokenizer, a chat template that adds (or drops) text. So the ledger calibrates per model: after
 every call it keeps the largest ratio reported / estimated input tokens seen so far in the run
-(never below 1), and later reservations use estimate × ratio × margin. Until a model's first usage
+(never below 1; a resume restores it from calls.jsonl), and later reservations use estimate × ratio ×
+margin. Until a model's first usage
 report, only one call of that model is in flight (the probe), so at most that one call is reserved
 on the raw estimate (in-process ``scripted/*`` models count with the harness's own counter: no
 probe). A context-length refusal is a set-up error, not a transient fault: the ledger stops the run
@@ -100,10 +101,13 @@ class BudgetLedger:
     def __post_init__(self) -> None:
         self._changed = asyncio.Condition(self._lock)
 
-    def restore(self, spent: Spent) -> None:
-        """Resume (X-81): what earlier processes of this run already spent counts against the caps."""
+    def restore(self, spent: Spent, calibration: dict[str, float] | None = None) -> None:
+        """Resume (X-81): what earlier processes of this run already spent counts against the caps, and
+        the ratios they learnt calibrate this one's reservations from its first call."""
         self.spent = spent.model_copy()
         self._base_wall = spent.wallSeconds
+        for model, ratio in (calibration or {}).items():
+            self.calibration[model] = max(1.0, ratio, self.calibration.get(model, 1.0))
 
     def wall_seconds(self) -> float:
         return self._base_wall + time.monotonic() - self.started

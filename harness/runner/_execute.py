@@ -168,7 +168,7 @@ async def _execute(request: RunRequest, prices: PriceTable, run_dir: RunDir, on_
 
     ledger = BudgetLedger(effective_budget(request), prices, on_settle=settled)
     if request.resume:
-        ledger.restore(run_dir.spent())
+        ledger.restore(run_dir.spent(), run_dir.calibration())
     experiment = Experiment(plan=plan, settings=settings, ledger=ledger, prices=prices, run_dir=run_dir,
                             store=store, previous=previous, on_trial=on_trial, on_stage=on_stage)
     if on_start is not None:

@@ -137,6 +137,20 @@ class RunDir:
             spent.outputTokens += int(call.get("outputTokens", 0))
         return spent
 
+    def calibration(self) -> dict[str, float]:
+        """model → the largest reported / estimated input-token ratio among this run's calls so far
+        (calls.jsonl), so a resumed run reserves as the stopped one had learnt to (``BudgetLedger``)."""
+        ratios: dict[str, float] = {}
+        for line in _lines(self.path / CALLS):
+            try:
+                call = json.loads(line)
+                model, reported, estimate = call["model"], int(call["inputTokens"]), int(call["estimatedInputTokens"])
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+                continue
+            if call.get("usage") == "provider" and not call.get("cached") and reported > 0 and estimate > 0:
+                ratios[model] = max(1.0, reported / estimate, ratios.get(model, 1.0))
+        return ratios
+
     def append_record(self, record: TrialRecord) -> None:
         with self._writing():
             if self._trials is None:

@@ -34,6 +34,12 @@ def test_token_cap_holds_when_the_server_reports_twice_the_estimate(tmp_path: Pa
     calls = [json.loads(line) for line in (outcome.run_dir / "calls.jsonl").read_text(encoding="utf-8").splitlines()]
     assert all(c["inputTokens"] > 1.8 * c["estimatedInputTokens"] for c in calls if c["ok"])  # the provider's count
 
+    # a resume starts from what the stopped run learnt (calls.jsonl), not from 1×: a server now reporting
+    # plain counts (about 1× the estimate) leaves the restored ratio as the largest seen
+    with running_server(model="oracle", usage_scale=1.0) as url:
+        resumed = run_plan(tmp_path / "run", "openai/oracle", data, api_base=url, concurrency=8, resume=True)
+    assert resumed.experiment.ledger.calibration["openai/oracle"] == ratio
+
 
 def test_reservation_scales_with_the_reported_ratio_and_never_below_the_estimate() -> None:
     async def scenario() -> tuple[int, int, int]:
