@@ -29,6 +29,8 @@ class RunSummary:
     """(responses served from the response cache, all calls)."""
     trials: dict[TrialKey, Fingerprint] = field(default_factory=dict)
     """Each trial's first request and answers, to tell a replay from a new sample (``_repro``)."""
+    model: str | None = None
+    plan_sha256: str | None = None
 
 
 def metrics_path(run: str | Path) -> Path:
@@ -53,6 +55,7 @@ def expand_sweeps(runs: list[str | Path]) -> list[tuple[Path, str | None]]:
 
     out: list[tuple[Path, str | None]] = []
     sweeps = [Path(r) for r in runs if is_sweep(Path(r))]
+    names = distinct_names(sweeps) if sweeps else []
     for run in runs:
         path = Path(run)
         if not is_sweep(path):
@@ -61,9 +64,14 @@ def expand_sweeps(runs: list[str | Path]) -> list[tuple[Path, str | None]]:
         for member in read_sweep(path).models:
             if member.status in ("not_run", "pending") and not (path / member.slug / METRICS_FILE).exists():
                 continue
-            label = member.model if len(sweeps) == 1 else f"{member.model} ({path.name})"
+            label = member.model if len(sweeps) == 1 else f"{member.model} ({names[sweeps.index(path)]})"
             out.append((path / member.slug, label))
     return out
+
+
+def _identity(con: duckdb.DuckDBPyConnection, alias: str) -> dict[str, str | None]:
+    row = con.execute(f"SELECT max(model_agent), max(plan_sha256) FROM {alias}.experiments").fetchone()
+    return {"model": row[0], "plan_sha256": row[1]} if row else {}
 
 
 def _cached_calls(con: duckdb.DuckDBPyConnection, alias: str) -> tuple[int, int]:
@@ -103,31 +111,48 @@ def load_runs(runs: list[str | Path]) -> list[RunSummary]:
             )
             out.append(RunSummary(label=label or _label(con, alias, db), path=db, rows=rows, stage_order=stages,
                                   group_order=groups, cached=_cached_calls(con, alias),
-                                  trials=fingerprints(con, alias)))
+                                  trials=fingerprints(con, alias), **_identity(con, alias)))
     finally:
         con.close()
     return _distinct_labels(out)
 
 
+def distinct_names(paths: list[Path]) -> list[str]:
+    """The shortest trailing part of each path that tells it from the others (``x/sw`` and ``y/sw``)."""
+    resolved = [p.resolve() for p in paths]
+    depth = 1
+    while True:
+        names = ["/".join(p.parts[-depth:]) for p in resolved]
+        if len(set(names)) == len(set(resolved)) or depth >= max(len(p.parts) for p in resolved):
+            return names
+        depth += 1
+
+
 def _distinct_labels(runs: list[RunSummary]) -> list[RunSummary]:
-    """Runs whose labels collide (two directories both named ``run``) are told apart by their folders."""
+    """Runs whose labels collide (two directories both named ``run``) are told apart by the shortest
+    part of their folders' paths that differs."""
     labels = [r.label for r in runs]
-
-    def relabel(run: RunSummary) -> str:
-        folder = run.path.parent
-        longer = f"{folder.parent.name}/{folder.name}"
-        if run.label.startswith(f"{folder.name} ("):  # the default label: "<folder> (<model>)"
-            return longer + run.label[len(folder.name):]
-        return f"{run.label} ({longer})"
-
-    return [dataclasses.replace(r, label=relabel(r)) if labels.count(r.label) > 1 and r.path.name == METRICS_FILE
-            else r for r in runs]
+    clashing = [i for i, r in enumerate(runs) if labels.count(r.label) > 1 and r.path.name == METRICS_FILE]
+    names = distinct_names([runs[i].path.parent for i in clashing])
+    out = list(runs)
+    for i, name in zip(clashing, names, strict=True):
+        run, folder = runs[i], runs[i].path.parent.name
+        label = (name + run.label[len(folder):] if run.label.startswith(f"{folder} (")  # "<folder> (<model>)"
+                 else f"{run.label} ({name})")
+        out[i] = dataclasses.replace(run, label=label)
+    return out
 
 
 def replays(runs: list[RunSummary]) -> list[Replay]:
-    """Each later run against the first, over the trials that sent the same first request."""
-    if not runs:
-        return []
-    first = runs[0]
-    found = (replay(first.label, first.trials, other.label, other.trials) for other in runs[1:])
-    return [r for r in found if r is not None]
+    """Each run against the first earlier run of the same agent model (two sweeps pair model by model),
+    over the trials that sent the same first request; a directory listed twice is not compared with itself."""
+    out = []
+    for i, run in enumerate(runs):
+        earlier = next((r for r in runs[:i] if r.model == run.model and r.path != run.path), None)
+        if earlier is None:
+            continue
+        found = replay(earlier.label, earlier.trials, run.label, run.trials,
+                       same_plan=earlier.plan_sha256 == run.plan_sha256)
+        if found is not None:
+            out.append(found)
+    return out

@@ -29,6 +29,11 @@ class Fingerprint:
     status: str
 
 
+VERDICTS = ("passed", "failed")
+"""Only trials that ran to a verdict in both runs are compared: a trial cut short (a cap, an interrupt)
+or ended by an infrastructure error has a partial answer or none, which says nothing about sampling."""
+
+
 @dataclass(frozen=True)
 class Replay:
     """Two runs' trials that sent the same first request, and how many of them answered alike."""
@@ -36,9 +41,13 @@ class Replay:
     first: str
     second: str
     same_request: dict[str, int]
-    """group → trials whose first request was byte-identical in both runs."""
+    """group → trials with a verdict in both runs whose first request was byte-identical."""
     identical_answers: dict[str, int]
     same_outcome: dict[str, int]
+    left_out: int = 0
+    """Trials with the same first request that lack a verdict in either run (skipped, error)."""
+    same_plan: bool = True
+    """False: the plans differ (e.g. in a check), so outcomes are judged differently and not compared."""
 
     def totals(self) -> tuple[int, int, int]:
         return (sum(self.same_request.values()), sum(self.identical_answers.values()),
@@ -46,16 +55,24 @@ class Replay:
 
     def wire(self) -> dict[str, Any]:
         n, same, outcome = self.totals()
-        return {"runs": [self.first, self.second], "sameRequest": n, "identicalAnswers": same, "sameOutcome": outcome,
+        return {"runs": [self.first, self.second], "sameRequest": n, "identicalAnswers": same,
+                "sameOutcome": outcome if self.same_plan else None, "leftOut": self.left_out,
+                "samePlan": self.same_plan,
                 "byGroup": {g: {"sameRequest": k, "identicalAnswers": self.identical_answers.get(g, 0),
-                                "sameOutcome": self.same_outcome.get(g, 0)} for g, k in self.same_request.items()}}
+                                "sameOutcome": self.same_outcome.get(g, 0) if self.same_plan else None}
+                            for g, k in self.same_request.items()}}
 
     def sentence(self) -> str:
         n, same, outcome = self.totals()
         groups = ", ".join(f"{g} {self.identical_answers.get(g, 0)}/{k}" for g, k in self.same_request.items())
-        head = (f"{self.second} against {self.first}: {n} trials sent byte-identical first requests (prompt, tools, "
-                f"sampling and seed); their answers were identical in {same} ({groups}) and the outcome the same in "
-                f"{outcome}")
+        head = (f"{self.second} against {self.first}: {n} trials with a verdict in both runs sent byte-identical "
+                f"first requests (prompt, tools, sampling and seed); their answers were identical in {same} ({groups})")
+        head += (f" and the outcome the same in {outcome}" if self.same_plan else
+                 "; the two runs' plans differ, so their checks may too and outcomes are not compared")
+        if self.left_out:
+            were = "was" if self.left_out == 1 else "were"
+            head += (f" ({self.left_out} more sent the same request but {were} cut short or ended in an error in one "
+                     "run: left out)")
         if same == n:
             return (head + ". Every answer was replayed (temperature 0, an honoured seed or the response cache): "
                     "the second run adds no new sample, and pooling the two would count each trial twice.")
@@ -82,14 +99,20 @@ def fingerprints(con: duckdb.DuckDBPyConnection, alias: str) -> dict[TrialKey, F
             for g, s, r, status, sha, answers in rows}
 
 
-def replay(first: str, a: dict[TrialKey, Fingerprint], second: str, b: dict[TrialKey, Fingerprint]) -> Replay | None:
-    """How ``b`` answered the requests it shares with ``a``; None when no trial sent the same request."""
+def replay(first: str, a: dict[TrialKey, Fingerprint], second: str, b: dict[TrialKey, Fingerprint],
+           same_plan: bool = True) -> Replay | None:
+    """How ``b`` answered the requests it shares with ``a``; None when no trial with a verdict in both
+    sent the same request."""
     same_request: Counter[str] = Counter()
     identical: Counter[str] = Counter()
     outcome: Counter[str] = Counter()
+    left_out = 0
     for key, fa in a.items():
         fb = b.get(key)
         if fb is None or fa.request_sha256 is None or fa.request_sha256 != fb.request_sha256:
+            continue
+        if fa.status not in VERDICTS or fb.status not in VERDICTS:
+            left_out += 1
             continue
         group = key[0]
         same_request[group] += 1
@@ -99,4 +122,4 @@ def replay(first: str, a: dict[TrialKey, Fingerprint], second: str, b: dict[Tria
         return None
     order = list(dict.fromkeys(k[0] for k in a))
     ordered = {g: same_request[g] for g in order if g in same_request}
-    return Replay(first, second, ordered, dict(identical), dict(outcome))
+    return Replay(first, second, ordered, dict(identical), dict(outcome), left_out, same_plan)
