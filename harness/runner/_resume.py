@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -143,11 +144,27 @@ def _used(cap: str, spent: dict[str, Any]) -> float | None:
     return None if value is None else float(value)
 
 
+WALL_MARGIN_S = 60.0
+"""A wall-clock resume gets at least this much more time: each process also spends seconds starting
+(imports, the first call), which the wall clock counts."""
+NEARLY_SPENT = 0.9
+"""Another cap this far spent is raised by the resume hint too, or the resume would stop at it next."""
+
+
+def _raised(field_name: str, limit: float, used: float | None) -> str:
+    """The value the resume hint gives a cap: twice the limit; wall time: what was used plus another
+    limit, at least ``WALL_MARGIN_S`` more (twice a small limit would be spent starting up)."""
+    if field_name == "maxWallSeconds":
+        return str(math.ceil((used or limit) + max(limit, WALL_MARGIN_S)))
+    return f"{2 * limit:g}" if field_name == "maxUsd" else str(int(2 * limit))
+
+
 def budget_stop(stop_reason: str | None, limits: dict[str, Any], spent: dict[str, Any],
                 whose: str = "the run's") -> BudgetStop | None:
     """For ``budget_exhausted:<cap>`` (or ``wall_clock``): the cap, its limit, what was spent, and the
-    option that lets a resume continue (twice the limit, a suggestion). ``limits``: the budget's fields
-    (report.json's ``budget.limits``); ``spent``: its ``budget.spent``. None for any other stop."""
+    options that let a resume continue: the cap raised, and any other cap already ``NEARLY_SPENT``
+    (else the resume stops at that one next). ``limits``: the budget's fields (report.json's
+    ``budget.limits``); ``spent``: its ``budget.spent``. None for any other stop."""
     if stop_reason == "wall_clock":
         cap = "wallSeconds"
     elif stop_reason and stop_reason.startswith("budget_exhausted:"):
@@ -158,14 +175,27 @@ def budget_stop(stop_reason: str | None, limits: dict[str, Any], spent: dict[str
     limit = limits.get(field_name)
     if limit is None:
         return None
-    text = (f"{whose} {field_name} is {_amount(field_name, limit)} and {_amount(field_name, _used(cap, spent))} "
+    used = _used(cap, spent)
+    text = (f"{whose} {field_name} is {_amount(field_name, limit)} and {_amount(field_name, used)} "
             "were spent; a resume counts what was spent, so with the same cap it would stop again at once")
     option = CAP_OPTIONS.get(field_name)
     if option is None:
         return BudgetStop(text + f". {field_name} has no command-line override, so a resume cannot continue: a plan "
                           f"with a larger budget.{field_name} is a new run (a resumed run keeps its plan)", [])
-    value = f"{2 * limit:g}" if field_name == "maxUsd" else str(int(2 * limit))
-    return BudgetStop(text + f"; raise the cap with {option} (the command below doubles it)", [option, value])
+    options = [option, _raised(field_name, limit, used)]
+    also = []
+    for other_cap, other_field in [*((c, f) for c, f in CAP_FIELDS.items()), ("wallSeconds", "maxWallSeconds")]:
+        other_limit, other_used = limits.get(other_field), _used(other_cap, spent)
+        if (other_field == field_name or other_field not in CAP_OPTIONS or other_limit is None or other_used is None
+                or other_used < NEARLY_SPENT * other_limit or CAP_OPTIONS[other_field] in options):
+            continue
+        options += [CAP_OPTIONS[other_field], _raised(other_field, other_limit, other_used)]
+        also.append(f"{other_field} ({_amount(other_field, other_used)} of {_amount(other_field, other_limit)})")
+    hint = "; raise the cap with " + option + (" (the command below doubles it)" if field_name != "maxWallSeconds"
+                                                 else " (the command below adds the limit again, at least 60 s)")
+    if also:
+        hint += f", and {', '.join(also)}, nearly spent too, is raised likewise"
+    return BudgetStop(text + hint, options)
 
 
 def resume_command(plan_path: str, directory: Path, extra: list[str] | None = None) -> str:

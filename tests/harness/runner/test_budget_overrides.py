@@ -8,6 +8,7 @@ printed resume made 1 call and stopped again)."""
 from __future__ import annotations
 
 import json
+import math
 import re
 import shlex
 from pathlib import Path
@@ -121,11 +122,26 @@ def test_a_run_stopped_by_the_wall_clock_resumes_with_a_raised_wall_cap(tmp_path
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert report["stopReason"] == "wall_clock" and report["budget"]["limits"]["maxWallSeconds"] == 1
     assert "stopped at a cap: the run's maxWallSeconds is 1 s and" in text, text
-    assert _hint(text) == ["run", str(FIXED_PLAN), "--resume", str(out), "--max-wall-seconds", "2"]
+    hint = _hint(text)  # what was used plus the limit again, at least 60 s more: twice 1 s would go on starting up
+    assert hint[:5] == ["run", str(FIXED_PLAN), "--resume", str(out), "--max-wall-seconds"]
+    used = report["budget"]["spent"]["wallSeconds"]
+    assert int(hint[5]) == math.ceil(used + 60) and len(hint) == 6
     assert json.loads((out / "run.json").read_text(encoding="utf-8"))["settings"]["maxWallSeconds"] == 1
 
-    code, text = _cli("run", str(FIXED_PLAN), "--resume", str(out), "--max-wall-seconds", "900")
+    code, text = _cli(*hint)  # exactly what was printed
     assert code == 0, text
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
-    assert report["status"] == "completed" and report["budget"]["limits"]["maxWallSeconds"] == 900
+    assert report["status"] == "completed" and report["budget"]["limits"]["maxWallSeconds"] == int(hint[5])
     assert report["budget"]["spent"]["wallSeconds"] > 1  # the first stretch counts on
+
+
+def test_the_resume_hint_also_raises_another_cap_that_is_nearly_spent() -> None:
+    """Raising only the cap that fired let the resume stop at the next one at once (tokens, then wall clock)."""
+    limits = {"maxTotalTokens": 10_000, "maxWallSeconds": 16, "maxLlmCalls": 400}
+    spent = {"inputTokens": 9_500, "outputTokens": 600, "wallSeconds": 15.9, "llmCalls": 30}
+    stop = budget_stop("budget_exhausted:totalTokens", limits, spent)
+    assert stop is not None and stop.option == ["--max-total-tokens", "20000", "--max-wall-seconds", "76"]
+    assert "and maxWallSeconds (16 s of 16 s), nearly spent too, is raised likewise" in stop.text
+    calls_only = budget_stop("budget_exhausted:llmCalls", {"maxLlmCalls": 10, "maxWallSeconds": 3600},
+                             {"llmCalls": 10, "wallSeconds": 12.0})
+    assert calls_only is not None and calls_only.option == ["--max-llm-calls", "20"]  # the clock is far from its cap
