@@ -135,7 +135,16 @@ class RunDir:
             spent.inputTokens += int(call.get("inputTokens", 0))
             spent.cachedInputTokens += int(call.get("cachedInputTokens", 0))
             spent.outputTokens += int(call.get("outputTokens", 0))
+        spent.wallSeconds = max(spent.wallSeconds, self._reported_wall_seconds())
         return spent
+
+    def _reported_wall_seconds(self) -> float:
+        """The wall time the last process reported (report.json) ran on after its last call; 0 if unknown."""
+        try:
+            report = json.loads((self.path / "report.json").read_text(encoding="utf-8"))
+            return float(report["budget"]["spent"]["wallSeconds"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return 0.0
 
     def calibration(self) -> dict[str, float]:
         """model → the largest reported / estimated input-token ratio among this run's calls so far

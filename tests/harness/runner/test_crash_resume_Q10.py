@@ -131,3 +131,16 @@ def test_a_torn_last_line_is_dropped_before_the_next_append_X81(tmp_path: Path) 
     assert [r.id for r in RunDir(tmp_path).records()] == ["A/simple/0", "A/simple/1"]
     spent = RunDir(tmp_path).spent()
     assert (spent.llmCalls, spent.usd, spent.inputTokens) == (2, 0.75, 15)
+
+
+def test_a_resume_counts_the_wall_time_the_last_process_reported_after_its_last_call(tmp_path: Path) -> None:
+    """The budget log's wall time is that of the last call; the process ran on (its tail: the last trials'
+    checks, the report) and report.json says how long: a resume counts that, as the stop message did."""
+    from harness.runner._persist import CALLS, RunDir
+
+    (tmp_path / CALLS).write_text('{"inputTokens": 5, "wallSeconds": 5.0}\n', encoding="utf-8")
+    assert RunDir(tmp_path).spent().wallSeconds == 5.0
+    (tmp_path / "report.json").write_text(json.dumps({"budget": {"spent": {"wallSeconds": 7.5}}}), encoding="utf-8")
+    assert RunDir(tmp_path).spent().wallSeconds == 7.5
+    (tmp_path / "report.json").write_text("{torn", encoding="utf-8")  # unreadable: the log's value stands
+    assert RunDir(tmp_path).spent().wallSeconds == 5.0
