@@ -164,7 +164,8 @@ def _stage_finding(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], g
     rule = "some-models-failed" if failing else "no-model-failed"
     return SweepFinding(
         rule=f"{RULES}/{stage}/{rule}", stage=stage, perModel=evidence_rows,
-        statement=f"{stage} across {len(per_model)} model{'' if len(per_model) == 1 else 's'}: " + "; ".join(parts) + ".",
+        statement=f"{stage} across {len(per_model)} model{'' if len(per_model) == 1 else 's'}: " + "; ".join(parts)
+        + ".",
         doesNotShow="Which placement is responsible on a model (that model's own findings say so, with its "
         "comparisons), or anything about models outside this sweep. " + NOT_POOLED)
 

@@ -113,6 +113,7 @@ def console_lines(report: dict[str, Any]) -> list[str]:
                              f"({r['attemptKinds']}), {r['retries']} retried, {r['gaveUp']} gave up"
                              + (f" ({r['gaveUpKinds']})" if r["gaveUp"] else "")
                              + f", {_plural(r['errorTrials'], 'error trial')}"
-                             + (f" ({r['retriedTrials']} retried as {'a new trial' if r['retriedTrials'] == 1 else 'new trials'})"
+                             + (f" ({r['retriedTrials']} retried as "
+                                f"{'a new trial' if r['retriedTrials'] == 1 else 'new trials'})"
                                 if r["errorTrials"] and r["retriedTrials"] is not None else ""))
     return lines
