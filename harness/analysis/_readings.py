@@ -70,6 +70,7 @@ def reading(rule: str, s: FindingsSpec, f: Callable[[Sequence[str]], str], faile
             "model",
             f"{'that placement' if len(failed) == 1 else 'those placements'} being worse than the control on this "
             "model",
-            f"Why the v2 anomaly occurred; {beyond}."),
+            f"Why {' and '.join(failed)} {'did' if len(failed) == 1 else 'each did'} worse than the control {a} "
+            f"(read the failure modes and transcripts); {beyond}."),
     }
     return table[rule]

@@ -164,7 +164,8 @@ def _stage_finding(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], g
     rule = "some-models-failed" if failing else "no-model-failed"
     return SweepFinding(
         rule=f"{RULES}/{stage}/{rule}", stage=stage, perModel=evidence_rows,
-        statement=f"{stage} across {len(per_model)} models: " + "; ".join(parts) + ".",
+        statement=f"{stage} across {len(per_model)} model{'' if len(per_model) == 1 else 's'}: " + "; ".join(parts)
+        + ".",
         doesNotShow="Which placement is responsible on a model (that model's own findings say so, with its "
         "comparisons), or anything about models outside this sweep. " + NOT_POOLED)
 
@@ -199,8 +200,12 @@ def _rules_finding(findings: Mapping[str, Sequence[Finding]], per_model: Mapping
                    groups: Sequence[str], stages: Sequence[str]) -> SweepFinding:
     named = {m: tuple(f.rule.split("/")[-1] for f in fs) or ("none",) for m, fs in findings.items()}
     distinct = set(named.values())
-    agreement = ("the same rule fired on every model" if len(distinct) == 1
-                 else f"the rules differ between models ({len(distinct)} distinct)")
+    if len(named) == 1:  # one model ran: nothing to agree or differ with
+        agreement = f"only {next(iter(named))} has findings, so no agreement between models can be read"
+    elif len(distinct) == 1:
+        agreement = f"the same rule fired on each of the {len(named)} models"
+    else:
+        agreement = f"the rules differ between models ({len(distinct)} distinct)"
     anomaly = [g for g in groups if any(s in o.get(g, {}) for o in per_model.values() for s in stages)]
     return SweepFinding(
         rule=f"{RULES}/placement-rules", stage=", ".join(stages),

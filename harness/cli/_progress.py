@@ -39,8 +39,7 @@ class Progress:
                                  TextColumn("{task.fields[tally]}"), TimeElapsedColumn(), console=console,
                                  transient=False, disable=self.plain or not console.is_terminal)
         self.tasks: dict[str, Any] = {}
-        self.tally: dict[str, dict[str, int]] = {}
-        self.group_tally: dict[tuple[str, str], dict[str, int]] = {}
+        self.latest: dict[tuple[str, str, int], TrialRecord] = {}  # (group, stage, repeat) → its latest attempt
         self.model = request.settings.agent_model
         self.concurrency = request.settings.concurrency
         selected, groups = request.settings.stages, request.settings.groups
@@ -48,10 +47,9 @@ class Progress:
             if selected is not None and stage.id not in selected:
                 continue
             n = sum(stage.repeats for g in self.plan.participants(stage) if groups is None or g.id in groups)
-            self.tally[stage.id] = {}
             self.tasks[stage.id] = self.bars.add_task(stage.id, total=n, tally="")
         self.planned = sum(int(self.bars.tasks[t].total or 0) for t in self.tasks.values())
-        self.done = self.error_trials = self.calls = self.failed_calls = self.tokens = self.cached = 0
+        self.error_trials = self.calls = self.failed_calls = self.tokens = self.cached = 0
         self.started_stages: set[str] = set()
         self._clock = time.monotonic
         self._started = self._last = self._clock()
@@ -59,6 +57,8 @@ class Progress:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.started = False
+        self.stop_reason: str | None = None
+        """Why the run stopped early (the caller sets it from ``RunOutcome.stop_reason``): the last line says so."""
 
     # context ----------------------------------------------------------------------------------
     def __enter__(self) -> Progress:
@@ -81,31 +81,49 @@ class Progress:
                 self._thread = threading.Thread(target=self._tick, name="progress", daemon=True)
                 self._thread.start()
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: object, *exc: object) -> None:
         if not self.started:
             return
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
         self.bars.__exit__(None, None, None)
-        if self.plain:
+        if not self.plain:
+            return
+        if exc_type is None and self.stop_reason is None:
             self._line(f"run finished: {self.totals()}")
+        else:  # a stopped run did not do what was planned: say so, and how much of it was decided
+            why = f" ({self.stop_reason})" if self.stop_reason else (" (aborted)" if exc_type is not None else "")
+            decided = sum(r.finished for r in self.latest.values())
+            self._line(f"run stopped{why}: {decided} of the {self.planned} planned trials decided (passed or "
+                       f"failed); {self.totals(trials=False)}")
+
+    # counts (each trial, i.e. group × stage × repeat, once: at its latest attempt) ------------
+    @property
+    def done(self) -> int:
+        """Trials whose latest attempt is not an error (an error waits for its retry)."""
+        return sum(r.status != "error" for r in self.latest.values())
+
+    def _tally(self, stage: str, group: str | None = None) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for (g, s, _), record in self.latest.items():
+            if s == stage and (group is None or g == group):
+                out[record.status] = out.get(record.status, 0) + 1
+        return out
 
     # hooks (called on the run's event loop) ---------------------------------------------------
     def on_trial(self, _event: str, record: TrialRecord) -> None:
         task = self.tasks.get(record.stage)
         if task is None:
             return
-        tally = self.tally[record.stage]
-        tally[record.status] = tally.get(record.status, 0) + 1
-        group = self.group_tally.setdefault((record.group, record.stage), {})
-        group[record.status] = group.get(record.status, 0) + 1
-        if record.status == "error":
-            self.error_trials += 1
-        else:
-            self.done += 1
+        key = (record.group, record.stage, record.repeat)
+        earlier = self.latest.get(key)
+        if earlier is None or record.attempt >= earlier.attempt:  # a resume replays superseded attempts first
+            self.latest[key] = record
+        self.error_trials += record.status == "error"
+        tally = self._tally(record.stage)
         text = " ".join(f"{k} {v}" for k, v in sorted(tally.items()))
-        self.bars.update(task, advance=1 if record.status != "error" else 0, tally=text)
+        self.bars.update(task, completed=sum(v for k, v in tally.items() if k != "error"), tally=text)
         self._maybe_line()
 
     def on_stage(self, event: str, group: str, stage: str, status: str | None) -> None:
@@ -115,7 +133,7 @@ class Progress:
             self.started_stages.add(stage)
             self._line(f"stage {stage}: started (first group: {group})")
         elif event == "end":
-            tally = self.group_tally.get((group, stage), {})
+            tally = self._tally(stage, group)
             counts = ", ".join(f"{k} {v}" for k, v in sorted(tally.items())) or "no trials"
             self._line(f"stage {stage}: group {group} {status} ({counts}); {self.totals()}")
 
@@ -134,9 +152,10 @@ class Progress:
                 "on_start": self.start}
 
     # lines ------------------------------------------------------------------------------------
-    def totals(self) -> str:
+    def totals(self, trials: bool = True) -> str:
         cached = f" (+{self.cached} from the cache)" if self.cached else ""
-        return (f"{self.done}/{self.planned} trials done, {self.calls} model calls{cached}, {self.tokens:,} tokens, "
+        return ((f"{self.done}/{self.planned} trials done, " if trials else "")
+                + f"{self.calls} model calls{cached}, {self.tokens:,} tokens, "
                 f"errors: {self.failed_calls} calls, {self.error_trials} trials")
 
     def _maybe_line(self) -> None:

@@ -211,7 +211,9 @@ def _execute(request: RunRequest, junit: Path | None) -> int:
 
     def work() -> RunOutcome:
         with progress:
-            return asyncio.run(execute(request, **progress.hooks()))
+            outcome = asyncio.run(execute(request, **progress.hooks()))
+            progress.stop_reason = outcome.stop_reason  # the last progress line says the run stopped
+            return outcome
 
     outcome = guarded(work, request.out_dir, request.plan_path)
     if isinstance(outcome, int):

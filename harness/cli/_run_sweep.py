@@ -76,6 +76,7 @@ async def _member(request: RunRequest) -> RunOutcome:
     progress = Progress(request)
     with progress:
         outcome = await execute(request, **progress.hooks())
+        progress.stop_reason = outcome.stop_reason  # the last progress line says the run stopped
     summary(outcome, hint=False)  # the sweep says how to continue the sweep
     return outcome
 

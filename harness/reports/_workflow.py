@@ -24,6 +24,15 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+def _retried_text(retried: int, errors: int) -> str:
+    """``The 1 error trial was retried as a new trial`` / ``2 of the 3 error trials were retried as new trials``."""
+    if not retried:
+        return "No error trial was retried as a new trial"
+    whom = f"The {_plural(errors, 'error trial')}" if retried == errors else \
+        f"{retried} of the {_plural(errors, 'error trial')}"
+    return f"{whom} {'was' if retried == 1 else 'were'} retried as {'a new trial' if retried == 1 else 'new trials'}"
+
+
 def retry_text(rows: list[dict[str, Any]], infra_retries: int | None) -> str:
     """What happened to the error trials, true to the plan's ``infraRetries`` and the error kinds."""
     errors = sum(r["errorTrials"] for r in rows)
@@ -34,8 +43,7 @@ def retry_text(rows: list[dict[str, Any]], infra_retries: int | None) -> str:
     retried = sum(r["retriedTrials"] for r in rows)
     set_up = sum(r["setUp"] for r in rows)
     rest = max(0, errors - retried - set_up)
-    parts = [f"{retried} of the {_plural(errors, 'error trial')} {'was' if retried == 1 else 'were'} retried as "
-             "new trials" if retried else "No error trial was retried as a new trial"]
+    parts = [_retried_text(retried, errors)]
     if set_up:
         parts.append(f"{set_up} {'is a set-up error' if set_up == 1 else 'are set-up errors'} (the scripted model "
                      "cannot read this input), never retried: a new trial would read it the same way")
@@ -105,6 +113,7 @@ def console_lines(report: dict[str, Any]) -> list[str]:
                              f"({r['attemptKinds']}), {r['retries']} retried, {r['gaveUp']} gave up"
                              + (f" ({r['gaveUpKinds']})" if r["gaveUp"] else "")
                              + f", {_plural(r['errorTrials'], 'error trial')}"
-                             + (f" ({r['retriedTrials']} retried as new trials)"
+                             + (f" ({r['retriedTrials']} retried as "
+                                f"{'a new trial' if r['retriedTrials'] == 1 else 'new trials'})"
                                 if r["errorTrials"] and r["retriedTrials"] is not None else ""))
     return lines

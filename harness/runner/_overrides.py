@@ -11,6 +11,7 @@ ones, so trials of two settings are never mixed in one run.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -66,6 +67,14 @@ def parse_repeats(values: list[str] | None) -> dict[str, int]:
     return out
 
 
+def _relabel(label: str | None, planned: int, ran: int) -> str | None:
+    """A stage label that counts the plan's repeats ("simple question, 3 repeats") counts the ones that
+    ran (``--repeats simple=8``: "simple question, 8 repeats"); a label that names no count is kept."""
+    if not label:
+        return label
+    return re.sub(rf"\b{planned} repeats?\b", f"{ran} repeat{'' if ran == 1 else 's'}", label)
+
+
 def apply_overrides(plan: Plan, spec: OverrideSpec) -> tuple[Plan, list[Override]]:
     """The plan with ``spec`` applied, validated, and one ``Override`` per replaced value."""
     if not spec.given:
@@ -87,6 +96,7 @@ def apply_overrides(plan: Plan, spec: OverrideSpec) -> tuple[Plan, list[Override
         i = index[stage]
         changes.append((f"$.stages[{i}].repeats", f"--repeats {stage}={n}", data["stages"][i]["repeats"], n))
         data["stages"][i]["repeats"] = n
+        data["stages"][i]["label"] = _relabel(data["stages"][i].get("label"), changes[-1][2], n)
     try:
         new, _ = parse_plan(data, "the plan with its overrides")
     except PlanError as exc:

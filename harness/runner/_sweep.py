@@ -298,7 +298,9 @@ async def _sweep(request: SweepRequest, run: RunMember, on_model: Callable[[int,
         others = [e.spent for e in sweep.report.models if e.model != model]
         budget, exhausted = remaining_budget(sweep.limits, others)
         if budget is None:
-            entry.status, entry.stopReason = "not_run", f"budget_exhausted:{exhausted}"
+            # the wall clock stops a sweep under the name it stops a run with (budget_stop reads both)
+            entry.status, entry.stopReason = "not_run", ("wall_clock" if exhausted == "wallSeconds"
+                                                         else f"budget_exhausted:{exhausted}")
             stop_reason = entry.stopReason
             sweep.save()
             continue

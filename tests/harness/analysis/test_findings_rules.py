@@ -186,3 +186,12 @@ def test_custom_group_names_are_used() -> None:
     f = derive(o, spec).findings[0]
     assert f.rule == "placement-v3/position-implicated"
     assert f.statement.startswith("In these trials ta and tu")
+
+
+def test_x40_placement_worse_does_not_show_names_what_happened_not_the_v2_anomaly() -> None:
+    """With v2 passing (last-user-follower on the fixed plan) it said "Why the v2 anomaly occurred"."""
+    _, f = rule_of(outcomes({"C"}))
+    assert "v2" not in f.doesNotShow  # type: ignore[attr-defined]
+    assert f.doesNotShow.startswith("Why C did worse than the control A (read the failure modes")  # type: ignore[attr-defined]
+    _, f = rule_of(outcomes({"B", "C"}))
+    assert f.doesNotShow.startswith("Why B and C each did worse than the control A")  # type: ignore[attr-defined]

@@ -107,3 +107,17 @@ def test_a_model_whose_counts_separate_but_whose_repeats_are_one_sample_is_not_c
     assert "M: trailing-assistant-implicated, consistent with its trials, not shown (separable counts, but its " \
            "finding says why not: identical repeats are one sample repeated) (simple: A 0/4 vs B 4/4, Fisher " \
            "p = 0.029, separable (p < 0.05);" in rules.statement
+
+
+def test_a_sweep_where_one_model_ran_says_one_model_and_claims_no_agreement() -> None:
+    """With 1 of 2 models run the tester read "across 1 models" and "The same rule fired on every model"."""
+    model = _model({"A": 0})
+    findings = cross_model_findings(SPEC, {"M1": model}, GROUPS, {"M1": _findings(model)})
+    assert findings[0].statement.startswith("simple across 1 model: on M1 A failed")
+    rules = findings[-1]
+    assert "every model" not in rules.statement and "same rule" not in rules.statement
+    assert rules.statement.endswith("Only M1 has findings, so no agreement between models can be read.")
+    both = {"M1": model, "M2": _model({"A": 0})}
+    two = cross_model_findings(SPEC, both, GROUPS, {m: _findings(o) for m, o in both.items()})
+    assert two[0].statement.startswith("simple across 2 models:")
+    assert two[-1].statement.endswith("The same rule fired on each of the 2 models.")

@@ -130,3 +130,26 @@ def test_no_gap_between_lines_is_longer_than_the_interval(monkeypatch: pytest.Mo
     gaps = [b - a for a, b in zip([0.0, *times], times, strict=False)]
     assert len(times) >= 18 and all(0 < g <= every + 1e-9 for g in gaps), gaps
     assert [t for t in stage_times if t in times] == stage_times  # each stage line, then the interval restarts
+
+
+def test_a_stopped_run_says_so_and_its_resume_counts_each_trial_once(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a resume the lines counted superseded attempts too ("39/37 trials done", "group v1 passed
+    (passed 2, skipped 2)"), and a run that stopped early ended with "run finished: 16/16 trials done"."""
+    monkeypatch.setattr(_progress, "PROGRESS_EVERY_S", 0.0)
+    out = tmp_path / "run"
+    args = ["run", str(FIXED_PLAN), "--group", "A", "--group", "v1", "--stage", "simple", "--concurrency", "1"]
+    first = CliRunner().invoke(app, [*args, "--out", str(out), "--max-llm-calls", "2"])
+    assert first.exit_code != 0 and "budget_exhausted:llmCalls" in first.output, first.output
+    last = [line for line in first.output.splitlines() if re.match(r"\[\s*\d+ s\] ", line)][-1]
+    assert re.search(r"run stopped \(budget_exhausted:llmCalls\): [0-2] of the 6 planned trials decided "
+                     r"\(passed or failed\); 2 model calls", last), last
+    assert "run finished" not in first.output and "trials done" not in last
+    resumed = CliRunner().invoke(app, [*args, "--resume", str(out), "--max-llm-calls", "100"])
+    assert resumed.exit_code == 0, resumed.output
+    counts = [(int(a), int(b)) for a, b in re.findall(r"(\d+)/(\d+) trials done", resumed.output)]
+    assert counts and all(a <= b == 6 for a, b in counts), counts
+    assert "run finished: 6/6 trials done" in resumed.output
+    assert re.search(r"stage simple: group A passed \(passed 3\);", resumed.output), resumed.output
+    assert re.search(r"stage simple: group v1 passed \(passed 3\);", resumed.output), resumed.output
+    assert "skipped" not in resumed.output.split("run started", 1)[1].split("spent", 1)[0]

@@ -80,7 +80,7 @@ def test_set_up_errors_have_their_own_kind_and_error_trials_say_whether_they_wer
     assert (g.errorTrials, g.errorKinds, g.retriedTrials) == (3, {"unsupported_input": 2, "timeout": 1}, 1)
     entry = g.model_dump(mode="json")
     text = infrastructure({"infrastructure": [entry], "infraRetries": 1})["total"]
-    assert ("3 error trials. 1 of the 3 error trials was retried as new trials; 2 are set-up errors (the scripted "
+    assert ("3 error trials. 1 of the 3 error trials was retried as a new trial; 2 are set-up errors (the scripted "
             "model cannot read this input), never retried: a new trial would read it the same way.") in text
     assert "set-up: the scripted model cannot read this input 2" in console_lines(
         {"infrastructure": [entry], "infraRetries": 1})[1]
@@ -90,6 +90,21 @@ def test_set_up_errors_have_their_own_kind_and_error_trials_say_whether_they_wer
            "(stop.infraRetries = 0)." in text
     used_up = {**entry, "errorTrials": 2, "errorKinds": {"timeout": 2}, "retriedTrials": 1}
     text = infrastructure({"infrastructure": [used_up], "infraRetries": 1})["total"]
-    assert "1 of the 2 error trials was retried as new trials; 1 not retried: a repeat gets at most 1 new trial " \
+    assert "1 of the 2 error trials was retried as a new trial; 1 not retried: a repeat gets at most 1 new trial " \
            "(stop.infraRetries), or the run stopped before the retry." in text
     assert "are retried as new trials" not in text
+
+
+def test_retried_error_trials_are_counted_in_words_that_agree_with_the_numbers() -> None:
+    """The tester read "1 of the 1 error trial was retried as new trials": one trial, all of it retried."""
+    entry = group_infrastructure("A", [_trial(1, "error", [_call(1, ["timeout"], status="infrastructure",
+                                                                 retries=0)]),
+                                       _trial(1, "passed", [_call(1, [])], attempt=1)]).model_dump(mode="json")
+    text = infrastructure({"infrastructure": [entry], "infraRetries": 1})["total"]
+    assert "The 1 error trial was retried as a new trial." in text
+    assert "1 of the 1" not in text and "new trials" not in text
+    both = {**entry, "errorTrials": 2, "errorKinds": {"timeout": 2}, "retriedTrials": 2}
+    assert "The 2 error trials were retried as new trials." in infrastructure(
+        {"infrastructure": [both], "infraRetries": 1})["total"]
+    lines = console_lines({"infrastructure": [{**entry, "failedAttempts": {"timeout": 1}}], "infraRetries": 1})
+    assert not any("retried as new trials" in line for line in lines)

@@ -44,6 +44,9 @@ def test_overrides_change_the_run_and_are_recorded_as_overrides_of_the_plan(over
     assert report.model.sampling["temperature"] == 0.7 and report.model.sampling["seed"] == 11
     stage = report.groups[0].stages[0]
     assert (stage.passRate.n, len(stage.trials)) == (2, 2)  # two repeats, not the plan's three
+    assert stage.label == "simple budget question, 2 repeats"  # the plan's label said "3 repeats"
+    for name in ("report.md", "report.html"):
+        assert "3 repeats" not in (out / name).read_text(encoding="utf-8")
     sent = [json.loads(line)["request"]["params"]["temperature"]
             for path in (out / "transcripts").rglob("*.jsonl") for line in path.read_text().splitlines()]
     assert sent and set(sent) == {0.7}  # every request went out at the overridden temperature
@@ -100,6 +103,10 @@ def test_overrides_are_validated_like_the_plan() -> None:
     new, overrides = apply_overrides(plan, OverrideSpec(repeats={"conversation": 5}))
     assert new.stage("conversation").repeats == 5 and plan.stage("conversation").repeats == 2
     assert [o.path for o in overrides] == ["$.stages[2].repeats"]
+    assert new.stage("conversation").label == plan.stage("conversation").label  # it names no count: kept
+    one, _ = apply_overrides(plan, OverrideSpec(repeats={"simple": 1, "tool_continuation": 4}))
+    assert (one.stage("simple").label, one.stage("tool_continuation").label) == (
+        "simple budget question, 1 repeat", "continue after a tool result, 4 repeats")
     with pytest.raises(OverrideError, match="--repeats simple=101: .*less than or equal to 100"):
         apply_overrides(plan, OverrideSpec(repeats={"simple": 101}))
     assert apply_overrides(plan, OverrideSpec()) == (plan, [])

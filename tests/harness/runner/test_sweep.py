@@ -5,6 +5,7 @@ models that give n and Fisher p per model and never pool models into one sample.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from typer.testing import CliRunner
 from harness.cli import app
 from harness.plan import parse_plan
 from harness.report import read_report, read_sweep
-from harness.runner import RunOutcome, RunRequest, Settings, SweepRequest, execute, execute_sweep
+from harness.runner import RunOutcome, RunRequest, Settings, SweepRequest, budget_stop, execute, execute_sweep
 from tests.harness.runner._run import FIXED_PLAN, plan_data
 from tests.harness.runner.conftest import SWEPT
 
@@ -99,6 +100,27 @@ def test_the_budget_is_shared_and_a_used_up_cap_stops_the_sweep(tmp_path: Path) 
     assert second.limits is not None and second.limits.maxLlmCalls == 1  # the sweep's cap minus the oracle's 3
     assert sweep.budget.spent.llmCalls <= 4 and sweep.status == "stopped"
     assert any("scripted/repeater was not run" in c for c in sweep.caveats)
+
+
+def test_a_used_up_wall_clock_stops_the_sweep_as_wall_clock_like_a_run(tmp_path: Path) -> None:
+    """The same stop was `wall_clock` for a run but `budget_exhausted:wallSeconds` for a sweep."""
+    data = plan_data()
+    data["budget"]["maxWallSeconds"] = 0.001
+    models = ["scripted/oracle", "scripted/last-user-follower"]
+
+    async def uncapped(request: RunRequest) -> RunOutcome:  # the first model runs past the sweep's wall cap
+        assert request.budget is not None
+        return await execute(dataclasses.replace(request, budget=request.budget.model_copy(
+            update={"maxWallSeconds": None})))
+
+    outcome = asyncio.run(execute_sweep(_request(tmp_path / "D", models, data, groups=["v1"], stages=["simple"]),
+                                        uncapped))
+    assert [(m.status, m.stopReason) for m in outcome.sweep.models] == [("completed", None),
+                                                                       ("not_run", "wall_clock")]
+    assert outcome.sweep.stopReason == "wall_clock"
+    stop = budget_stop(outcome.sweep.stopReason, outcome.sweep.budget.limits.model_dump(),
+                       outcome.sweep.budget.spent.model_dump(), "the sweep's")
+    assert stop is not None and stop.option[0] == "--max-wall-seconds"
 
 
 def test_resume_keeps_completed_models_and_runs_the_rest(tmp_path: Path) -> None:
