@@ -1,30 +1,57 @@
 """The ``harness`` command line (typer). One module per command; this file only assembles them.
 
 Exit codes (O-24): 0 ran to its end, 2 invalid input or usage, 3 stopped early, 4 an expectation
-of ``harness run --expect`` unmet, 1 internal defect.
+of ``harness run --expect`` unmet, 1 internal defect, 130 interrupted (Ctrl-C) before anything ran.
+
+The command modules are imported on first use of ``app`` (``from harness.cli import app``) or by
+``main``, not when this package is: the console script imports ``main`` from here, and a Ctrl-C
+while the commands load (litellm, rich, typer: about a second) must end with one line, not a
+traceback.
 """
 
 from __future__ import annotations
 
-# importing a command module registers its command on ``app``
-from . import (  # noqa: F401
-    _apply,
-    _compare,
-    _converse,
-    _export,
-    _protocols,
-    _render,
-    _report,
-    _rescore,
-    _run,
-    _schema,
-    _serve,
-    _validate,
-)
-from ._app import app
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import typer
 
 __all__ = ["app", "main"]
 
 
+def _load() -> typer.Typer:
+    # importing a command module registers its command on ``app``
+    from . import (  # noqa: F401
+        _apply,
+        _compare,
+        _converse,
+        _export,
+        _protocols,
+        _render,
+        _report,
+        _rescore,
+        _run,
+        _schema,
+        _serve,
+        _validate,
+    )
+    from ._app import app
+
+    return app
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":
+        return _load()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def main() -> None:
+    try:
+        app = _load()
+    except KeyboardInterrupt:
+        what = "the run started; nothing was run" if sys.argv[1:2] == ["run"] else "the command started"
+        sys.stderr.write(f"interrupted before {what}\n")
+        raise SystemExit(130) from None
     app()

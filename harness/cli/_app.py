@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import sys
@@ -29,6 +30,11 @@ app = typer.Typer(
 )
 
 EXIT_OK, EXIT_DEFECT, EXIT_INVALID, EXIT_STOPPED, EXIT_UNMET = 0, 1, 2, 3, 4
+EXIT_INTERRUPTED = 130
+"""Ctrl-C before a run started (nothing ran), or while its report was rendered (every trial is recorded)."""
+NOT_STARTED = "interrupted before the run started; nothing was run"
+work_started = False
+"""Set when a command's work (a run) began: a later Ctrl-C is not "before the run started"."""
 
 err_console = Console(stderr=True, soft_wrap=True, emoji=False)  # ":x:" in user text stays ":x:"
 F = TypeVar("F", bound=Callable[..., Any])
@@ -54,6 +60,24 @@ def user_errors() -> Iterator[None]:
         yield
     except (InvalidInput, OptionsError, ProjectionError) as exc:
         fail(str(exc))
+
+
+def interruptible(function: F) -> F:
+    """A command whose Ctrl-C before its work started (loading the plan, checking prices) ends with
+    one line and exit 130, not click's "Aborted!" (exit 1). The run itself handles its own Ctrl-C."""
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        global work_started
+        work_started = False  # this command's work (an earlier one in this process, in tests, is not)
+        try:
+            return function(*args, **kwargs)
+        except KeyboardInterrupt:
+            after = "interrupted after the run; its directory holds what it recorded"
+            err_console.print(after if work_started else NOT_STARTED, markup=False, highlight=False)
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+
+    return wrapper  # type: ignore[return-value]
 
 
 def reflow_help(function: F) -> F:

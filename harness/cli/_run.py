@@ -2,7 +2,8 @@
 
 Exit codes: 0 the experiment ran to its end (whatever the verdicts) and met every expectation,
 2 invalid input or usage, 3 stopped early (budget, stop condition, interrupt; the report is still
-written), 4 an expectation unmet (``_run_gate``), 1 a defect.
+written), 4 an expectation unmet (``_run_gate``), 1 a defect, 130 a Ctrl-C before the run started
+or while the report of a completed run was rendered.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from harness.runner import (
     restore,
 )
 
-from ._app import EXIT_INVALID, EXIT_OK, app, err_console, fail, reflow_help
+from ._app import EXIT_INVALID, EXIT_OK, app, err_console, fail, interruptible, reflow_help
 from ._run_gate import DOC_EXPECT, DOC_JUNIT, DOC_REPEATS, DOC_SEED, DOC_TEMPERATURE, EXIT_CODES, finish_run, prepare
 from ._run_sweep import DOC_CACHE, DOC_MODEL, run_sweep
 from ._run_view import Progress, dry_run, guarded, price_refused, summary
@@ -72,6 +73,7 @@ def _check_selection(plan: Plan, groups: list[str] | None, stages: list[str] | N
 
 
 @app.command("run")
+@interruptible
 @reflow_help
 def run_cmd(
     plan_path: str = typer.Argument(..., metavar="PLAN", help="The experiment plan JSON file."),

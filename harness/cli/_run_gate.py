@@ -19,7 +19,7 @@ from harness.runner import ResumeRefused, RunDir, RunOutcome, SweepOutcome
 from harness.runner._expect import describe, parse_cli_expectations, unmet
 from harness.runner._overrides import OverrideError, OverrideSpec, apply_overrides, parse_repeats, resume_overrides
 
-from ._app import EXIT_INVALID, EXIT_OK, EXIT_STOPPED, EXIT_UNMET, err_console, fail
+from ._app import EXIT_INTERRUPTED, EXIT_INVALID, EXIT_OK, EXIT_STOPPED, EXIT_UNMET, err_console, fail
 from ._run_view import console
 
 DOC_EXPECT = ("Expected stage outcome GROUP:STAGE=STATUS (repeatable), e.g. A:simple=passed; STATUS is passed, "
@@ -35,8 +35,11 @@ EXIT_CODES = ("Exit codes: 0 the experiment ran to its end and met every expecta
               "2 invalid input or an unusable environment (nothing ran; e.g. a remote model without a price under "
               "a USD cap); 3 stopped early (budget, stop condition, a server's context limit, interrupt; the report "
               "is still written, --resume continues it); 4 ran to its end but an expectation (--expect or the "
-              "plan's expect) is unmet, each one listed; 1 an internal defect of the harness. A run that both "
-              "stops early and misses an expectation exits 3: its verdicts are not final yet.")
+              "plan's expect) is unmet, each one listed; 1 an internal defect of the harness; 130 interrupted "
+              "(Ctrl-C) before the run started (nothing ran), or while the report was rendered after every trial "
+              "had finished (the run is completed and report.json written; `harness report DIR` renders "
+              "report.html / report.md). A run that both stops early and misses an expectation exits 3: its "
+              "verdicts are not final yet.")
 
 
 @dataclass
@@ -124,6 +127,8 @@ def finish_run(outcome: RunOutcome, junit: Path | None) -> int:
     show_expectations(results)
     if junit is not None and not _write_junit(junit, [(outcome.report.plan.id, outcome.report)]):
         return EXIT_INVALID
+    if outcome.render_interrupted and outcome.stop_reason is None:
+        return EXIT_INTERRUPTED
     return _code(outcome.stop_reason is not None, bool(unmet(results)))
 
 

@@ -17,19 +17,23 @@ from harness.runner import (
     PriceTable,
     PriceUnknown,
     ResumeRefused,
+    RunDir,
     RunLocked,
     RunOutcome,
     RunRequest,
     StorageError,
+    _stops,
     budget_stop,
     resume_command,
 )
 from harness.runner._cache import CACHE_FOLDER
 from harness.runner._execute import cap_overrides, effective_budget
+from harness.runner._outputs import RENDER_INTERRUPTED
 from protocols import FrozenView, MessageDraft, new_run_id, resolve
 from protocols.store import MemoryStore
 
-from ._app import EXIT_DEFECT, EXIT_INVALID, EXIT_STOPPED, err_console, plain
+from . import _app
+from ._app import EXIT_DEFECT, EXIT_INTERRUPTED, EXIT_INVALID, EXIT_STOPPED, NOT_STARTED, err_console, plain
 from ._progress import Progress, console
 from ._validate import planned_trials, summary_table
 
@@ -109,7 +113,10 @@ def continue_hint(plan_path: str, directory: Path, stop: BudgetStop | None) -> N
 
 def where(directory: Path, name: str, render_error: str | None) -> None:
     """Where the written report is (``name``.json, ``name``.html), and a rendering failure if any."""
-    if render_error:
+    if render_error == RENDER_INTERRUPTED:
+        console.print(f"the {name} rendering was interrupted (Ctrl-C): {name}.json is written; `harness report "
+                      f"{directory}` renders {name}.html / {name}.md", markup=False, soft_wrap=True)
+    elif render_error:
         console.print(f"{name}.html / {name}.md not rendered ({render_error}); try `harness report {directory}`",
                       markup=False, soft_wrap=True)
     console.print(f"{name}: {directory / (name + '.json')}", markup=False, soft_wrap=True)
@@ -131,6 +138,7 @@ def guarded(work: Callable[[], T], out_dir: Path, plan_path: str) -> T | int:
     """``work()``, or the exit code of why it did not finish (O-24): a refused resume, an unknown
     price, a directory another process holds or a disk that refuses writes is the caller's or the
     environment's (2), a second Ctrl-C stops (3), anything else is a harness defect (1)."""
+    _app.work_started = True
     try:
         return work()
     except PriceUnknown as exc:
@@ -141,8 +149,16 @@ def guarded(work: Callable[[], T], out_dir: Path, plan_path: str) -> T | int:
     except StorageError as exc:
         storage_failed(exc, out_dir, plan_path)
         return EXIT_INVALID
-    except KeyboardInterrupt:
-        err_console.print(f"interrupted twice: aborted; continue with: {resume_command(plan_path, out_dir)}",
+    except KeyboardInterrupt:  # the first Ctrl-C of a run only stops it (runner._stops)
+        if not (out_dir / MANIFEST).is_file() and not is_sweep(out_dir):
+            err_console.print(NOT_STARTED, markup=False, soft_wrap=True)
+            return EXIT_INTERRUPTED
+        if (out_dir / MANIFEST).is_file() and RunDir(out_dir).manifest().get("status") == "completed":
+            err_console.print(f"interrupted after the run completed; its report: {out_dir / 'report.json'}",
+                              markup=False, soft_wrap=True)
+            return EXIT_INTERRUPTED
+        twice = "interrupted twice" if _stops.interrupts else "interrupted"
+        err_console.print(f"{twice}: aborted; continue with: {resume_command(plan_path, out_dir)}",
                           markup=False, soft_wrap=True)
         return EXIT_STOPPED
     except Exception:  # a host defect: say so, with the traceback, and exit 1 (O-24)

@@ -89,6 +89,9 @@ class BudgetLedger:
     stop_reason: str | None = None
     stop_detail: str | None = None
     """What the stop means and how to fix it, when its name is not enough (``context_limit``)."""
+    stop_refusals: int = 0
+    """Model calls refused because the run was asked to stop (a stop that refused none and skipped no
+    trial came after the last trial: ``Experiment.stopped_anything``)."""
     calibration: dict[str, float] = field(default_factory=dict)
     """model → the largest reported / estimated input-token ratio seen in this run (>= 1)."""
     _probing: set[str] = field(default_factory=set)
@@ -142,6 +145,7 @@ class BudgetLedger:
         async with self._changed:
             await self._changed.wait_for(lambda: self._may_start(model))
             if self.stop_reason is not None:
+                self.stop_refusals += 1
                 raise StopRequested(self.stop_reason)
             if self.limits.maxWallSeconds is not None and self.wall_seconds() >= self.limits.maxWallSeconds:
                 self.request_stop("wall_clock")

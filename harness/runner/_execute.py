@@ -24,7 +24,7 @@ from protocols.store import SqliteStore
 from ._budget import BudgetLedger
 from ._cache import check_cache
 from ._lock import exclusive
-from ._outputs import write_outputs
+from ._outputs import RENDER_INTERRUPTED, write_outputs
 from ._overrides import OverrideSpec, check_same_overrides
 from ._persist import RunDir
 from ._prices import PriceTable, build_price_table
@@ -74,6 +74,11 @@ class RunOutcome:
     render_error: str | None = None
     storage_error: StorageError | None = None
     """The write the disk refused during the run, which stopped it (``stop_reason`` ``storage_error``)."""
+
+    @property
+    def render_interrupted(self) -> bool:
+        """A Ctrl-C stopped the rendering of report.html / .md (report.json is written)."""
+        return self.render_error == RENDER_INTERRUPTED
 
 
 def cap_overrides(request: RunRequest) -> dict[str, float | int]:
@@ -173,15 +178,15 @@ async def _execute(request: RunRequest, prices: PriceTable, run_dir: RunDir, on_
                             store=store, previous=previous, on_trial=on_trial, on_stage=on_stage)
     if on_start is not None:
         on_start()
-    try:
-        with interrupt_handlers(ledger):
+    with interrupt_handlers(ledger):  # the outputs too: a Ctrl-C never tears report.json or the manifest
+        try:
             await experiment.run()
-    finally:
-        run_dir.close()
-    try:
-        return _outputs(request, experiment, run_dir, checks)
-    finally:
-        _close(store)
+        finally:
+            run_dir.close()
+        try:
+            return _outputs(request, experiment, run_dir, checks)
+        finally:
+            _close(store)
 
 
 def _outputs(request: RunRequest, experiment: Experiment, run_dir: RunDir,
@@ -190,6 +195,8 @@ def _outputs(request: RunRequest, experiment: Experiment, run_dir: RunDir,
     them raises ``StorageError`` (exit 2; what the trials recorded stays, resumable), unless
     report.json got written: then the run is a stopped run with a partial report (exit 3)."""
     stop_reason = experiment.stopping
+    if stop_reason == "interrupted" and not experiment.stopped_anything():
+        stop_reason = None  # the Ctrl-C came after every trial had finished: the run is completed
     status = "stopped" if stop_reason else "completed"
     experiment_id = str(run_dir.manifest().get("experimentId") or f"{request.plan.id}@{request.out_dir.name}")
     report = build_report(experiment, request, experiment_id, status, stop_reason, checks)

@@ -13,10 +13,16 @@ from typing import Any
 from harness.metrics import ExperimentRow, MetricsWriter
 from harness.report import Report, write_report
 
+from . import _stops
 from ._report import build_report, model_kind
 from ._rows import table_rows
 
 METRICS_FILE = "metrics.duckdb"
+
+
+RENDER_INTERRUPTED = "interrupted (Ctrl-C) while rendering"
+"""``write_outputs``' render error when a Ctrl-C stopped the rendering: report.json and
+metrics.duckdb are written, ``harness report DIR`` renders report.html / .md."""
 
 
 def write_outputs(request: Any, exp: Any, experiment_id: str, status: str, stop_reason: str | None,
@@ -25,6 +31,7 @@ def write_outputs(request: Any, exp: Any, experiment_id: str, status: str, stop_
     metrics.duckdb are written first and stay valid; ``harness report DIR`` can render later).
     ``report``: one already built (a rescore adjusts it); by default it is built from ``exp``."""
     out = request.out_dir
+    interrupts = _stops.interrupts
     report = report or build_report(exp, request, experiment_id, status, stop_reason, preflight)
     write_report(report, out / "report.json")
     s = exp.settings
@@ -43,8 +50,15 @@ def write_outputs(request: Any, exp: Any, experiment_id: str, status: str, stop_
 
         render = getattr(reports, "render_all", None)
         if render is not None:
+            if _stops.interrupts > interrupts and _stops.lone():  # a Ctrl-C while report.json was written
+                return report, RENDER_INTERRUPTED
             try:
-                render(out)
+                with _stops.rendering():
+                    render(out)
+            except KeyboardInterrupt:
+                if interrupts:  # a second Ctrl-C (the first stopped the run): abort at once
+                    raise
+                return report, RENDER_INTERRUPTED
             except Exception as exc:  # the renderer's defect must not lose the run's results
                 return report, f"{type(exc).__name__}: {exc}"
     return report, None

@@ -83,6 +83,7 @@ class Experiment:
         stop = self.plan.stop
         self.infra = InfraMonitor(stop.maxInfraErrorRate, stop.minCallsForInfraRate)
         self._earlier = earlier_attempts(self.previous)
+        self._stop_skipped = False
         self.storage_error: StorageError | None = None
         """The first write the disk refused (full, read-only): the run stops, ``_storage``."""
 
@@ -135,6 +136,11 @@ class Experiment:
             return f"budget_exhausted:{self.ledger.exhausted}"
         return self.ledger.stop_reason
 
+    def stopped_anything(self) -> bool:
+        """Whether the stop asked for skipped a trial or a stage, or refused a model call: an
+        interrupt after the last trial finished stopped nothing, and the run is completed."""
+        return self._stop_skipped or self.ledger.stop_refusals > 0
+
     async def run(self) -> None:
         await asyncio.gather(*(self._group(g) for g in self.selected_groups()))
 
@@ -144,6 +150,7 @@ class Experiment:
                 continue
             key = (group.id, stage.id)
             if self._blocked(group, stage) or self.stopping:
+                self._stop_skipped = self._stop_skipped or not self._blocked(group, stage)
                 self.outcomes[key] = "not_reached"
                 continue
             if self.on_stage is not None:
@@ -197,6 +204,7 @@ class Experiment:
                 reason = self.stopping or ("fail_fast: an earlier trial of this stage failed" if failed.is_set()
                                            else None)
                 if reason is not None:
+                    self._stop_skipped = self._stop_skipped or bool(self.stopping)
                     return self._keep(TrialRecord(id=tid, group=group.id, stage=stage.id, repeat=repeat,
                                                   attempt=attempt, status="skipped", reason=reason), persist=True)
                 record = await run_trial(self.engine(group), group.id, stage, repeat, attempt)

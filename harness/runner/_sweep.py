@@ -44,6 +44,7 @@ from ._persist import MANIFEST, ResumeRefused, RunDir
 from ._prices import PriceTable, PriceUnknown
 from ._report import model_kind
 from ._resume import write_sweep_settings
+from ._stops import StopRequest, interrupt_handlers
 from ._storage import StorageError, storage_problem
 from ._sweep_table import sweep_caveats, sweep_findings, sweep_table
 
@@ -267,9 +268,9 @@ async def execute_sweep(request: SweepRequest, run_member: RunMember | None = No
     if recorded is None and (is_sweep(out) or (out / MANIFEST).exists()):
         raise ResumeRefused(f"{out} already holds a run or a sweep; pass --resume {out} to continue it, "
                             "or choose another --out")
-    with exclusive(out, "harness run (sweep)"):
+    with exclusive(out, "harness run (sweep)"), interrupt_handlers(interrupt := StopRequest()):
         try:
-            return await _sweep(request, run, on_model, recorded)
+            return await _sweep(request, run, on_model, recorded, interrupt)
         except Exception as exc:
             if not storage_problem(exc):
                 raise
@@ -277,7 +278,9 @@ async def execute_sweep(request: SweepRequest, run_member: RunMember | None = No
 
 
 async def _sweep(request: SweepRequest, run: RunMember, on_model: Callable[[int, SweepModelRun], None] | None,
-                 recorded: SweepReport | None) -> SweepOutcome:
+                 recorded: SweepReport | None, interrupt: StopRequest) -> SweepOutcome:
+    """The models in turn. ``interrupt`` is the sweep's Ctrl-C: whenever it comes (while a model runs,
+    renders its report, or between two models) it is one graceful stop of the sweep."""
     out = request.out_dir
     write_sweep_settings(request.base)
     sweep = Sweep(request, member_slugs(request), recorded)
@@ -290,8 +293,11 @@ async def _sweep(request: SweepRequest, run: RunMember, on_model: Callable[[int,
         entry = sweep.entry(model)
         if on_model is not None:
             on_model(index, entry)
-        if entry.status == "completed":
-            continue  # a resumed sweep keeps what it finished
+        if entry.status == "completed":  # a resumed sweep keeps what it finished
+            if stop_reason is None:  # ... and renders it if an interrupt or a crash left it unrendered
+                outcome.render_error = render_member(request, sweep.run_dir(model)) or outcome.render_error
+            continue
+        stop_reason = stop_reason or interrupt.stop_reason
         if stop_reason is not None:
             entry.status = "not_run"
             continue
@@ -312,9 +318,22 @@ async def _sweep(request: SweepRequest, run: RunMember, on_model: Callable[[int,
         if result.stop_reason and result.stop_reason not in CONTINUE_AFTER:
             stop_reason = result.stop_reason
         sweep.save()
-    sweep.finish(stop_reason)
+    sweep.finish(stop_reason)  # a Ctrl-C after the last model started stopped nothing of the sweep
     outcome.render_error = render_sweep_outputs(request, out) or outcome.render_error
     return outcome
+
+
+def render_member(request: SweepRequest, run_dir: Path) -> str | None:
+    """A completed model's report.html / .md when missing (its rendering was interrupted or crashed)."""
+    if not request.base.render or (run_dir / "report.html").exists() or not (run_dir / "report.json").exists():
+        return None
+    from harness.reports import render_all
+
+    try:
+        render_all(run_dir)
+    except Exception as exc:  # the renderer's defect must not lose the sweep's results
+        return f"{type(exc).__name__}: {exc}"
+    return None
 
 
 def render_sweep_outputs(request: SweepRequest, out: Path) -> str | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -22,6 +23,7 @@ def _cli(argv: list[str], log: str) -> None:
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     sys.stdout = sys.stderr = open(fd, "w", encoding="utf-8", buffering=1)  # pytest's capture is not ours
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal, even under a backgrounded pytest
     from harness.cli import app
 
     code = 0
