@@ -323,23 +323,31 @@ async def _sweep(request: SweepRequest, run: RunMember, on_model: Callable[[int,
     return outcome
 
 
+def _rendered(render: Callable[[Path], object], path: Path) -> str | None:
+    """Run a renderer; the error text when it failed (a renderer's defect must not lose the results)."""
+    try:
+        render(path)
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
 def render_member(request: SweepRequest, run_dir: Path) -> str | None:
     """A completed model's report.html / .md when missing (its rendering was interrupted or crashed)."""
     if not request.base.render or (run_dir / "report.html").exists() or not (run_dir / "report.json").exists():
         return None
     from harness.reports import render_all
 
-    try:
-        render_all(run_dir)
-    except Exception as exc:  # the renderer's defect must not lose the sweep's results
-        return f"{type(exc).__name__}: {exc}"
-    return None
+    return _rendered(render_all, run_dir)
 
 
 def render_sweep_outputs(request: SweepRequest, out: Path) -> str | None:
     """sweep.html and sweep.md; the error text when rendering failed (sweep.json stays valid)."""
     if not request.base.render:
         return None
+    from harness.reports import render_sweep
+
+    return _rendered(render_sweep, out)
     from harness.reports import render_sweep
 
     try:
