@@ -9,11 +9,11 @@ The prompt estimate is litellm's token counter, and a provider's count is not th
 tokenizer, a chat template that adds (or drops) text. So the ledger calibrates per model: after
 every call it keeps the largest ratio reported / estimated input tokens seen so far in the run
 (never below 1; a resume restores it from calls.jsonl), and later reservations use estimate × ratio ×
-margin. Until a model's first usage
-report, only one call of that model is in flight (the probe), so at most that one call is reserved
-on the raw estimate (in-process ``scripted/*`` models count with the harness's own counter: no
-probe). A context-length refusal is a set-up error, not a transient fault: the ledger stops the run
-at once with ``context_limit`` and says what to change (``context_limit_detail``).
+margin. Until a model's first usage report, only one call of that model is in flight (the probe), so
+at most that one call is reserved on the raw estimate (in-process ``scripted/*`` models count with
+the harness's own counter: no probe). A context-length refusal is a set-up error, not a transient
+fault: the ledger stops the run at once with ``context_limit`` and says what to change
+(``context_limit_detail``).
 """
 
 from __future__ import annotations

@@ -118,14 +118,20 @@ class RunDir:
             by_id[record.id] = record
         return list(by_id.values())
 
-    def spent(self) -> Spent:
-        """The budget used by every call this run already made (X-81), from calls.jsonl."""
-        spent = Spent()
+    def _call_records(self) -> Iterator[dict[str, Any]]:
+        """calls.jsonl's readable records (a torn last line is skipped)."""
         for line in _lines(self.path / CALLS):
             try:
                 call = json.loads(line)
             except json.JSONDecodeError:
                 continue
+            if isinstance(call, dict):
+                yield call
+
+    def spent(self) -> Spent:
+        """The budget used by every call this run already made (X-81), from calls.jsonl."""
+        spent = Spent()
+        for call in self._call_records():
             spent.wallSeconds = max(spent.wallSeconds, float(call.get("wallSeconds", 0.0)))
             if call.get("cached"):  # served from the response cache: nothing was spent
                 spent.cachedResponses += 1
@@ -150,11 +156,10 @@ class RunDir:
         """model → the largest reported / estimated input-token ratio among this run's calls so far
         (calls.jsonl), so a resumed run reserves as the stopped one had learnt to (``BudgetLedger``)."""
         ratios: dict[str, float] = {}
-        for line in _lines(self.path / CALLS):
+        for call in self._call_records():
             try:
-                call = json.loads(line)
                 model, reported, estimate = call["model"], int(call["inputTokens"]), int(call["estimatedInputTokens"])
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+            except (KeyError, TypeError, ValueError):
                 continue
             if call.get("usage") == "provider" and not call.get("cached") and reported > 0 and estimate > 0:
                 ratios[model] = max(1.0, reported / estimate, ratios.get(model, 1.0))

@@ -4,8 +4,7 @@ overrides them.
 A run keeps its settings in run.json (``"settings"``), a sweep in ``D/settings.json``: models,
 API base (without credentials, O-30), group and stage selection, concurrency, response cache,
 ``--max-usd``, ``--max-total-tokens``, ``--max-llm-calls``, ``--max-wall-seconds`` and every
-``--price``. ``harness run
-PLAN --resume DIR`` then continues the run as it was started: a resumed local model keeps its
+``--price``. ``harness run PLAN --resume DIR`` then continues the run as it was started: a resumed local model keeps its
 price, its concurrency and its server. Anything given on the command line wins, and is what the
 next resume restores. An API base with credentials in it is stored without them: pass
 ``--api-base`` again when resuming such a run.

@@ -149,8 +149,9 @@ class Experiment:
             if not self.selected(stage) or not takes_part(self.plan, group.id, stage):
                 continue
             key = (group.id, stage.id)
-            if self._blocked(group, stage) or self.stopping:
-                self._stop_skipped = self._stop_skipped or not self._blocked(group, stage)
+            blocked = self._blocked(group, stage)
+            if blocked or self.stopping:
+                self._stop_skipped = self._stop_skipped or not blocked
                 self.outcomes[key] = "not_reached"
                 continue
             if self.on_stage is not None:
