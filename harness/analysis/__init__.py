@@ -28,7 +28,7 @@ from ._models import (
 )
 from ._rate_findings import RATE_RULES, derive_rate_findings
 from ._stats import ALPHA, Z_95, fisher_p, format_p, p_text, pass_hat_k, pass_hat_ks, separable, wilson_interval
-from ._sweep import ModelEvidence, StageOutcome, SweepFinding, cross_model_findings
+from ._sweep_findings import ModelEvidence, StageOutcome, SweepFinding, cross_model_findings
 
 __all__ = [
     "ALPHA", "FAILURE_MODES", "RATE_RULES", "RULES", "Z_95",

@@ -1,4 +1,4 @@
-"""The n and Fisher p a finding's sentence rests on (X-40, X-41, issue 11).
+"""The n and Fisher p a finding's sentence rests on (X-40, X-41).
 
 A clause compares two groups in one anomaly stage: ``simple: A 0/3 vs B 3/3, Fisher p = 0.10, not
 separable at this n``. A stage in which either group has no trial with a verdict is left out: no

@@ -1,4 +1,4 @@
-"""Why a trial failed: one documented classifier over the recorded answers and calls (issue 11).
+"""Why a trial failed: one documented classifier over the recorded answers and calls.
 
 A pure function of recorded data (a trial's runs, check results, tool calls and the request that
 produced each final answer), so a rescore of a finished run gives the same modes. The first turn

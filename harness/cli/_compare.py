@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from harness.metrics import RunSummary, load_runs, replays
+from harness.workflows import RunSummary, load_runs, replays
 
 from ._app import app, plain, print_json, user_errors
 

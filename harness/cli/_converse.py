@@ -13,10 +13,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from harness.models import looks_like_unparsed_tool_call
 from protocols import HostOptions, MaintenanceOptions, dump_state, resolve_ref
 from protocols.store import MemoryStore
 
-from ..models import looks_like_unparsed_tool_call
 from ._app import app, fail, parse_options, plain, user_errors
 
 FIXED_PLAN = Path(__file__).resolve().parents[2] / "plans" / "unified-mapping-ab-20261005" / "experiment-plan.json"
@@ -51,10 +51,11 @@ def converse_cmd(
     Example: harness converse --protocol unified@3 --option stateMessagePlacement=trailing_user
     --model scripted/oracle --input "项目预算 12000 元，目前已支出 4350 元。还剩多少预算？"
     """
-    from ..business_tools import BusinessTools
-    from ..engine import Engine, RunLimits
-    from ..models import make_model
-    from ..plan import load_plan
+    from harness.business_tools import BusinessTools
+    from harness.engine import Engine, RunLimits
+    from harness.models import make_model
+    from harness.plan import load_plan
+    from harness.scripted import get_scripted
 
     if plan is None and not FIXED_PLAN.is_file():
         fail(f"no --plan given and the fixed plan is not at {FIXED_PLAN} (the package is not installed from its "
@@ -67,8 +68,9 @@ def converse_cmd(
     try:
         engine = Engine(
             store=MemoryStore(), protocol=proto, agent=agent,
-            model=make_model(model, api_base=api_base), model_name=model,
-            maintainer_model=make_model(maintainer_model, api_base=api_base) if maintainer_model else None,
+            model=make_model(model, api_base=api_base, scripted=get_scripted), model_name=model,
+            maintainer_model=(make_model(maintainer_model, api_base=api_base, scripted=get_scripted)
+                              if maintainer_model else None),
             maintainer_name=maintainer_model,
             business=BusinessTools(projects) if plan_model.agent.businessTools else None,
             host=HostOptions(maintenance=MaintenanceOptions(thresholdTokens=threshold)),

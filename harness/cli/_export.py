@@ -38,7 +38,7 @@ def export_cmd(
     Example: harness export reports/unified-mapping-ab-20261005/20261005T120000Z --format parquet
     """
     from harness.metrics import ExportError, export_runs
-    from harness.report import ReportError, is_sweep, read_sweep
+    from harness.results import ReportError, is_sweep, read_sweep
     from harness.runner import StorageError, storage_problem
 
     with user_errors():

@@ -20,7 +20,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 from rich.progress import Progress as RichProgress
 
-from harness.runner import RunRequest, TrialRecord
+from harness.results import TrialRecord
+from harness.runner import RunRequest
 
 PROGRESS_EVERY_S = 30.0
 """Longest gap between two plain progress lines (seconds)."""

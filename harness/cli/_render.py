@@ -35,7 +35,7 @@ def render_cmd(
         request = proto.project(loaded.store, loaded.session_id, loaded.frozen, loaded.agent)
     out = request.wire()
     if model is not None:
-        from ..preflight import preflight
+        from harness.preflight import preflight
 
         out["preflight"] = preflight(proto, model, api_base).model_dump()
     print_json(out)

@@ -40,8 +40,8 @@ def report_cmd(
 
 def _render(run_dir: Path) -> list[Path]:
     """Render under the directory's lock (``runner._lock``): never while a run writes it."""
-    from harness.report import is_sweep, read_sweep
-    from harness.reports import render_all, render_sweep
+    from harness.rendering import render_all, render_sweep
+    from harness.results import is_sweep, read_sweep
     from harness.runner import shared
 
     with user_errors(), ExitStack() as held:

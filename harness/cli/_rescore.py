@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from harness.plan import PlanError, load_plan
-from harness.report import is_sweep, read_sweep
+from harness.results import is_sweep, read_sweep
 from protocols import InvalidInput
 
 from ._app import EXIT_INVALID, EXIT_OK, EXIT_UNMET, app, err_console, fail, reflow_help
@@ -55,7 +55,8 @@ def rescore_cmd(
     re-scored, but an expectation of the plan is unmet (a run that had stopped early exits 0: its
     verdicts were never final); 1 an internal defect of the harness.
     """
-    from harness.runner import StorageError, rescore, shared, storage_problem
+    from harness.runner import StorageError, shared, storage_problem
+    from harness.workflows import rescore
 
     if is_sweep(run_dir):
         slugs = ", ".join(str(run_dir / m.slug) for m in read_sweep(run_dir).models)

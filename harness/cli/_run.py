@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 from harness.plan import Plan, PlanError, load_plan
-from harness.report import is_sweep
+from harness.results import is_sweep
 from harness.runner import (
     PriceUnknown,
     ResumeRefused,

@@ -1,4 +1,4 @@
-"""``harness run`` as a CI gate and with quick overrides (issue 13): ``--expect``, ``--junit``,
+"""``harness run`` as a CI gate and with quick overrides: ``--expect``, ``--junit``,
 ``--temperature``, ``--seed``, ``--repeats``. What the options mean is here; ``_run`` only passes them.
 
 Exit codes, in order of precedence: 2 invalid input (nothing ran), 1 a harness defect, 3 stopped
@@ -14,10 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.plan import Expectation, Plan
-from harness.report import ExpectationResult, Override, Report, ReportError, read_report, read_sweep, write_junit
-from harness.runner import ResumeRefused, RunDir, RunOutcome, SweepOutcome
-from harness.runner._expect import describe, parse_cli_expectations, unmet
+from harness.rendering import write_junit
+from harness.results import ExpectationResult, Override, Report, ReportError, read_report, read_sweep
+from harness.results._expect import describe, parse_cli_expectations, unmet
+from harness.runner import ResumeRefused, RunDir, RunOutcome
 from harness.runner._overrides import OverrideError, OverrideSpec, apply_overrides, parse_repeats, resume_overrides
+from harness.workflows import SweepOutcome
 
 from ._app import EXIT_INTERRUPTED, EXIT_INVALID, EXIT_OK, EXIT_STOPPED, EXIT_UNMET, err_console, fail
 from ._run_view import console

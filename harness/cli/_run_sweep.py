@@ -9,20 +9,9 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from harness.runner import (
-    PriceUnknown,
-    ResumeRefused,
-    RunOutcome,
-    RunRequest,
-    SweepOutcome,
-    SweepRequest,
-    budget_stop,
-    execute,
-    execute_sweep,
-    prepare_sweep,
-    sweep_errors,
-)
-from harness.runner._sweep import check_sweep_resume, member_request
+from harness.runner import PriceUnknown, ResumeRefused, RunOutcome, RunRequest, budget_stop, execute
+from harness.workflows import SweepOutcome, SweepRequest, execute_sweep, prepare_sweep, sweep_errors
+from harness.workflows._sweep import check_sweep_resume, member_request
 
 from ._app import EXIT_OK, fail
 from ._run_gate import finish_sweep

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 from rich.table import Table
 
 from harness.business_tools import BusinessTools
-from harness.report import is_sweep, unknown_usd
+from harness.results import is_sweep, unknown_usd
 from harness.runner import (
     MANIFEST,
     BudgetStop,
@@ -82,9 +82,9 @@ def summary(outcome: RunOutcome, hint: bool = True) -> None:
     console.print(f"spent {usd_text(spent['usd'], report)}, {spent['llmCalls']} model calls{cached}, "
                   f"{spent['inputTokens'] + spent['outputTokens']:,} tokens, {spent['wallSeconds']:.1f} s",
                   markup=False)
-    from harness.reports._workflow import console_lines  # here: harness.reports imports matplotlib
+    from harness.rendering._workflow import console_lines  # here: harness.rendering imports matplotlib
 
-    for line in console_lines(report):  # overrides and infrastructure (issue 13)
+    for line in console_lines(report):  # overrides and infrastructure
         console.print(line, markup=False, soft_wrap=True, highlight=False)
     for cap, why in (report["budget"].get("notApplicable") or {}).items():
         console.print(f"{cap} not applicable: {why}", markup=False, soft_wrap=True)
@@ -168,7 +168,7 @@ def guarded(work: Callable[[], T], out_dir: Path, plan_path: str) -> T | int:
 
 
 def storage_failed(exc: StorageError, out_dir: Path, plan_path: str) -> None:
-    """A folder the harness cannot write: named, and what to do; no traceback (issue 10)."""
+    """A folder the harness cannot write: named, and what to do; no traceback."""
     err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
     if exc.what == CACHE_FOLDER:
         err_console.print("no model was called; give a writable folder to --cache (or leave it out) and run again",

@@ -39,6 +39,7 @@ def serve_scripted_cmd(
 ) -> None:
     """Serve a scripted model (OpenAI-compatible) on loopback until Ctrl-C; use it with
     `--model openai/<name> --api-base <printed URL>` and any non-empty API key."""
+    from harness.scripted import get_scripted
     from harness.server import ServerConfig, parse_fault_kinds, parse_fault_schedule, serve_forever
 
     try:
@@ -60,7 +61,7 @@ def serve_scripted_cmd(
                           highlight=False)
 
     try:
-        asyncio.run(serve_forever(config, on_ready=ready))
+        asyncio.run(serve_forever(config, get_scripted, on_ready=ready))
         err_console.print("stopped")
     except KeyError:
         fail(f"unknown scripted model {model!r}")

@@ -2,12 +2,11 @@
 
 from ._engine import Engine
 from ._guard import BudgetExhausted, CallGuard
-from ._maintainer import MAINTAINER_TAG
 from ._target import LocalTarget, Target
 from ._tokens import SEGMENTS, count_messages, segment_tokens
 from ._types import CallRecord, MaintenanceRecord, RunLimits, RunResult, ToolCallRecord
 
 __all__ = [
-    "MAINTAINER_TAG", "SEGMENTS", "BudgetExhausted", "CallGuard", "CallRecord", "Engine", "LocalTarget",
+    "SEGMENTS", "BudgetExhausted", "CallGuard", "CallRecord", "Engine", "LocalTarget",
     "MaintenanceRecord", "RunLimits", "RunResult", "Target", "ToolCallRecord", "count_messages", "segment_tokens",
 ]

@@ -17,6 +17,17 @@ import json
 import uuid
 from typing import Any
 
+from harness.business_tools import BusinessTools
+from harness.models import (
+    ChatModel,
+    ModelCallError,
+    ModelOutput,
+    ModelRequest,
+    Usage,
+    cap_output,
+    redact,
+    secrets_from_env,
+)
 from protocols import (
     AgentConfig,
     CapacityExceeded,
@@ -33,8 +44,6 @@ from protocols._maintenance import Maintainer, maintain_window, should_maintain
 from protocols._state import ACTIVE_WINDOW, MAIN_WINDOW
 from protocols.store import SessionStore
 
-from ..business_tools import BusinessTools
-from ..models import ChatModel, ModelCallError, ModelOutput, ModelRequest, Usage, cap_output, redact, secrets_from_env
 from ._guard import BudgetExhausted, CallGuard
 from ._maintainer import model_maintainer
 from ._tokens import count_messages, segment_tokens

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from ..models import ModelCallError, ModelOutput, ModelRequest
+from harness.models import ModelCallError, ModelOutput, ModelRequest
 
 
 class BudgetExhausted(Exception):

@@ -5,11 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable
 
+from harness.models import MAINTAINER_TAG, ModelOutput, ModelRequest
 from protocols._maintenance import MaintenanceRequest
-
-from ..models import ModelOutput, ModelRequest
-
-MAINTAINER_TAG = "[context_maintainer]"
 
 MAINTAINER_PROMPT = (
     f"{MAINTAINER_TAG} You are the host's context maintainer. Write the new checkpoint of one window: a faithful "

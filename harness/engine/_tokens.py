@@ -6,10 +6,9 @@ import json
 from functools import lru_cache
 from typing import Any
 
+from harness.models import ensure_litellm
 from protocols import ProjectionSource
 from protocols._mapping import segment_of
-
-from ..models import ensure_litellm
 
 SEGMENTS = ("system", "header", "state", "fold", "history", "tools")
 

@@ -11,10 +11,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from harness.business_tools import BusinessTools
 from protocols import Dispatched, FrozenView, MaintainerBinding, Protocol, RawMessage, ToolCall
 from protocols.store import SessionStore
-
-from ..business_tools import BusinessTools
 
 
 def error_result(code: str, message: str, **extra: Any) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..models import Usage
+from harness.models import Usage
 
 RunStatus = Literal["completed", "step_limit", "error", "budget_exhausted", "capacity_exceeded"]
 ErrorClass = Literal["infrastructure", "provider_rejected", "context_window", "unsupported_input", "model"]

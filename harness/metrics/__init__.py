@@ -1,25 +1,16 @@
-"""metrics.duckdb (O-10 … O-13): schema by named migrations, batched writer, views, run comparison."""
+"""metrics.duckdb (O-10 … O-12): schema by named migrations, typed rows, batched writer, views, exports.
+Comparing runs side by side is ``harness.workflows``."""
 
-from ._compare import METRICS_FILE, RunSummary, load_runs, metrics_path, replays
 from ._export import EXPORTS, FORMATS, ExportError, export_runs
-from ._repro import Replay
-from ._rows import (
-    ROW_MODELS,
-    CheckRow,
-    ExperimentRow,
-    LlmCallRow,
-    RequestSegmentRow,
-    RunRow,
-    ToolCallRow,
-    TrialRow,
-)
+from ._path import METRICS_FILE, metrics_path
+from ._rows import ROW_MODELS, CheckRow, ExperimentRow, LlmCallRow, RequestSegmentRow, RunRow, ToolCallRow, TrialRow
 from ._schema import MIGRATIONS, TABLES, applied_migrations, migrate, table_columns
 from ._views import VIEWS
 from ._writer import MetricsWriter
 
 __all__ = [
-    "EXPORTS", "FORMATS", "METRICS_FILE", "MIGRATIONS", "ExportError", "export_runs", "ROW_MODELS", "TABLES", "VIEWS",
-    "CheckRow", "ExperimentRow", "LlmCallRow", "MetricsWriter", "Replay", "RequestSegmentRow", "RunRow", "RunSummary",
+    "EXPORTS", "FORMATS", "METRICS_FILE", "MIGRATIONS", "ROW_MODELS", "TABLES", "VIEWS",
+    "CheckRow", "ExperimentRow", "ExportError", "LlmCallRow", "MetricsWriter", "RequestSegmentRow", "RunRow",
     "ToolCallRow", "TrialRow",
-    "applied_migrations", "load_runs", "metrics_path", "migrate", "replays", "table_columns",
+    "applied_migrations", "export_runs", "metrics_path", "migrate", "table_columns",
 ]

@@ -14,7 +14,7 @@ import duckdb
 
 from protocols import InvalidInput
 
-from ._compare import METRICS_FILE
+from ._path import METRICS_FILE
 
 EXPORTS: dict[str, tuple[str, str]] = {
     "trials": ("trials", "group_id, stage_id, repeat, attempt"),

@@ -60,7 +60,7 @@ def m002_views(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def m003_trial_failure_mode(con: duckdb.DuckDBPyConnection) -> None:
-    """Why a failed trial failed (issue 11): the classifier's mode and what it rests on."""
+    """Why a failed trial failed: the classifier's mode and what it rests on."""
     con.execute("ALTER TABLE trials ADD COLUMN failure_mode VARCHAR")
     con.execute("ALTER TABLE trials ADD COLUMN failure_detail VARCHAR")
 
@@ -71,7 +71,7 @@ def m004_cached_responses(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def m005_sampling_and_required_checks(con: duckdb.DuckDBPyConnection) -> None:
-    """Issue 11: the sampling each call was sent with (temperature, top_p, seed; null = not sent) and
+    """The sampling each call was sent with (temperature, top_p, seed; null = not sent) and
     whether a check's ``not_exercised`` result keeps its trial from passing."""
     con.execute("ALTER TABLE llm_calls ADD COLUMN temperature DOUBLE")
     con.execute("ALTER TABLE llm_calls ADD COLUMN top_p DOUBLE")

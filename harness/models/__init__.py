@@ -5,7 +5,7 @@ Importing this package does not import litellm; the first model call does.
 
 from ._cap import MAX_ANSWER_CHARS, MAX_TOOL_CALLS, cap_output
 from ._context import context_sizes, is_context_refusal
-from ._errors import ModelCallError
+from ._errors import ModelCallError, UnreadableInput
 from ._factory import make_model
 from ._info import model_capacity, supports_assistant_prefill
 from ._infra_kind import infra_kind
@@ -15,11 +15,12 @@ from ._local import PLACEHOLDER_KEY, is_loopback
 from ._pricing import Prices
 from ._redact import REDACTED, public_api_base, redact, secrets_from_env
 from ._scripted_call import ResolveModel, ScriptedModelLike
-from ._setup import ensure_litellm, scripted_resolver
-from ._types import ModelOutput, ModelRequest, RetryRecord, ToolCallOut, Usage
+from ._setup import ensure_litellm, scripted_resolver, use_scripted
+from ._types import MAINTAINER_TAG, ModelOutput, ModelRequest, RetryRecord, ToolCallOut, Usage
 from ._unparsed import looks_like_unparsed_tool_call
 
 __all__ = [
+    "MAINTAINER_TAG",
     "MAX_ANSWER_CHARS",
     "MAX_TOOL_CALLS",
     "REDACTED",
@@ -34,6 +35,7 @@ __all__ = [
     "RetryRecord",
     "ScriptedModelLike",
     "ToolCallOut",
+    "UnreadableInput",
     "Usage",
     "cap_output",
     "context_sizes",
@@ -49,4 +51,5 @@ __all__ = [
     "scripted_resolver",
     "secrets_from_env",
     "supports_assistant_prefill",
+    "use_scripted",
 ]

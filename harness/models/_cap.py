@@ -1,4 +1,4 @@
-"""What is kept of one model answer (issue 10, breakage 8): a server that ignores ``max_tokens``
+"""What is kept of one model answer (hostile input): a server that ignores ``max_tokens``
 returned three 20 MB answers, and the run wrote 423 MB and used 1 GB of memory, because every
 answer was stored whole in the session store, every later request, every snapshot, the transcript
 and report.html.

@@ -5,8 +5,8 @@ from __future__ import annotations
 from ._interface import ChatModel
 from ._litellm import LiteLLMModel
 from ._pricing import Prices
-from ._scripted_call import scripted_name
-from ._setup import resolve_scripted
+from ._scripted_call import ResolveModel, scripted_name
+from ._setup import resolve_scripted, scripted_registered, use_scripted
 
 
 def make_model(
@@ -17,15 +17,23 @@ def make_model(
     max_retries: int = 3,
     backoff_base_s: float = 0.5,
     max_backoff_s: float = 20,
+    scripted: ResolveModel | None = None,
 ) -> ChatModel:
-    """Any litellm model string; ``scripted/<name>`` goes through litellm's ``scripted`` provider.
+    """Any litellm model string; ``scripted/<name>`` goes through litellm's ``scripted`` provider to
+    the registry ``scripted`` (``harness.scripted.get_scripted``), which this call installs
+    process-wide (``use_scripted``).
 
     An unknown scripted name is the caller's mistake and raises ``ValueError`` now, not mid-run.
     """
     if not model or not model.strip():
         raise ValueError("model must be a non-empty litellm model string")
+    if scripted is not None:
+        use_scripted(scripted)
     if model.startswith("scripted/"):
         name = scripted_name(model)
+        if not scripted_registered():
+            raise ValueError(f"{model}: no scripted models are registered in this process (the caller hands "
+                             "make_model the registry: scripted=harness.scripted.get_scripted)")
         try:
             resolve_scripted(name)
         except KeyError:

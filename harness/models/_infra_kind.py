@@ -30,7 +30,7 @@ _TIMEOUT = re.compile(r"timed out|timeout", re.IGNORECASE)
 
 
 def infra_kind(error_class: str | None, status_code: int | None, message: str | None = "") -> str:
-    """One of ``harness.report.INFRA_KINDS`` for a failed attempt."""
+    """One of ``harness.results.INFRA_KINDS`` for a failed attempt."""
     text = message or ""
     kind = _CLASS_KINDS.get(error_class or "")
     if kind is not None:

@@ -1,8 +1,9 @@
 """Calling a scripted model and counting its tokens; shared by the litellm custom provider and the
 HTTP server so both paths account the same way (E-4).
 
-Contract consumed (``harness.scripted``): ``get_scripted(name) -> ScriptedModel`` (KeyError when
-unknown); ``ScriptedModel.reply(messages, tools) -> ScriptedReply`` with ``content: str | None`` and
+Contract consumed (a resolver the caller hands in, e.g. ``harness.scripted.get_scripted``):
+``resolve(name) -> ScriptedModel`` (KeyError when unknown);
+``ScriptedModel.reply(messages, tools) -> ScriptedReply`` with ``content: str | None`` and
 ``tool_calls: list of {id, name, arguments}`` (mappings or attribute objects); ``reply`` raises
 ``UnreadableInput`` when the model cannot interpret the request, which ``run_scripted`` turns into
 ``ModelCallError("unsupported_input")``: a set-up error, not retried, never a model failure.
@@ -15,7 +16,7 @@ import json
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from ._errors import ModelCallError
+from ._errors import ModelCallError, UnreadableInput
 from ._types import ToolCallOut
 
 
@@ -26,12 +27,9 @@ class ScriptedModelLike(Protocol):
 ResolveModel = Callable[[str], ScriptedModelLike]
 
 
-def default_resolver(name: str) -> ScriptedModelLike:
-    """The registry of ``harness.scripted``, imported only when a scripted model is first used."""
-    from harness.scripted import get_scripted  # optional sibling package, lazy
-
-    model: ScriptedModelLike = get_scripted(name)
-    return model
+def unregistered(name: str) -> ScriptedModelLike:
+    """The resolver before any caller handed one in: no scripted model is known (KeyError)."""
+    raise KeyError(name)
 
 
 def scripted_name(model: str) -> str:
@@ -47,7 +45,7 @@ async def run_scripted(
         if inspect.isawaitable(reply):
             reply = await reply
     except Exception as exc:
-        if _unreadable(exc):  # the scripted model cannot read this plan's wording: a set-up error
+        if isinstance(exc, UnreadableInput):  # the scripted model cannot read this plan's wording: a set-up error
             raise ModelCallError("unsupported_input", str(exc)) from exc
         raise
     content = _field(reply, "content")
@@ -144,15 +142,6 @@ def _head(text: str, limit: int) -> str:
     while head and _tokens(head) > limit:
         head = head[:-1]
     return head
-
-
-def _unreadable(exc: BaseException) -> bool:
-    """``harness.scripted.UnreadableInput``, imported only when a scripted model raised something."""
-    try:
-        from harness.scripted import UnreadableInput  # optional sibling package, lazy
-    except ImportError:  # pragma: no cover - the package ships with the harness
-        return False
-    return isinstance(exc, UnreadableInput)
 
 
 def _field(obj: Any, name: str) -> Any:

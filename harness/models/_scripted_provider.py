@@ -17,17 +17,17 @@ from ._scripted_call import (
     ResolveModel,
     cap_reply,
     count_tokens,
-    default_resolver,
     finish_reason,
     run_scripted,
     scripted_name,
+    unregistered,
 )
 
 PROVIDER = "scripted"
 
 
 class ScriptedProvider(CustomLLM):
-    def __init__(self, resolve_model: ResolveModel = default_resolver) -> None:
+    def __init__(self, resolve_model: ResolveModel = unregistered) -> None:
         super().__init__()
         self.resolve_model = resolve_model
 

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from ._scripted_call import ResolveModel
+from ._scripted_call import ResolveModel, unregistered
 
 if TYPE_CHECKING:
     from ._capture import RequestCapture
@@ -58,14 +58,31 @@ def _handler() -> ScriptedProvider:
 
 @contextmanager
 def scripted_resolver(resolve_model: ResolveModel) -> Iterator[None]:
-    """Route ``scripted/<name>`` (through litellm) to another registry for the duration (tests)."""
+    """Route ``scripted/<name>`` (through litellm) to another registry for the duration (tests); a
+    ``use_scripted`` meanwhile records its registry for afterwards without replacing this one."""
     handler = _handler()
     previous = handler.resolve_model
+    _STATE["overrides"] = _STATE.get("overrides", 0) + 1
     handler.resolve_model = resolve_model
     try:
         yield
     finally:
-        handler.resolve_model = previous
+        _STATE["overrides"] -= 1
+        handler.resolve_model = _STATE.get("registry", previous) if previous is unregistered else previous
+
+
+def use_scripted(resolve_model: ResolveModel) -> None:
+    """Route ``scripted/<name>`` (through litellm) to this registry from now on, process-wide. The
+    callers that build models hand it in (``harness.scripted.get_scripted``): the model layer knows
+    no scripted model of its own. Inside ``scripted_resolver`` the override stays in force."""
+    handler = _handler()
+    _STATE["registry"] = resolve_model
+    if not _STATE.get("overrides"):
+        handler.resolve_model = resolve_model
+
+
+def scripted_registered() -> bool:
+    return _handler().resolve_model is not unregistered
 
 
 def resolve_scripted(name: str) -> Any:

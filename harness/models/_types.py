@@ -112,3 +112,7 @@ class ModelOutput(_Frozen):
 
 
 ErrorKind = Literal["infrastructure", "provider_rejected", "context_window", "unsupported_input"]
+
+
+MAINTAINER_TAG = "[context_maintainer]"
+"""The first words of a maintainer request (E-13): scripted models tell the maintainer role by it."""

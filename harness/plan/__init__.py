@@ -18,7 +18,7 @@ from ._checks_spec import (
     TurnCheck,
     WindowMismatchRecovered,
 )
-from ._expect import STAGE_STATUSES, SYNTAX, Expectation, StageStatus, conflict, expectation_problem, parse_expectation
+from ._expect import STAGE_STATUSES, SYNTAX, Expectation, StageStatus, conflict, parse_expectation
 from ._jsonschema import plan_json_schema, plan_json_schema_text
 from ._load import PlanError, json_path, load_plan, parse_json, parse_plan, plan_sha256
 from ._matching import contains_date, contains_number, contains_regex, contains_text, find_numbers, mentions
@@ -39,6 +39,7 @@ from ._models import (
     Turn,
 )
 from ._prices import price_problems
+from ._semantics import expectation_problem
 
 __all__ = [
     "BUSINESS_TOOLS", "STAGE_STATUSES", "SYNTAX", "TRIAL_CHECKS", "TURN_CHECKS", "AgentSpec", "AnswerContains",

@@ -1,16 +1,13 @@
-"""Expectations: ``GROUP:STAGE=STATUS`` triples that turn a run into a pass/fail gate (issue 13).
+"""Expectations: ``GROUP:STAGE=STATUS`` triples that turn a run into a pass/fail gate (a run as a CI gate).
 
 The one owner of the triple's syntax and of the statuses a stage can end with. A plan lists them in
 ``expect``; ``harness run --expect`` adds more (on the same group and stage the command line wins).
-``harness.runner._expect`` compares them with what the run found.
+``harness.results._expect`` compares them with what the run found.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, NamedTuple, get_args
-
-if TYPE_CHECKING:
-    from ._models import Plan
+from typing import Literal, NamedTuple, get_args
 
 StageStatus = Literal["passed", "failed", "inconclusive", "skipped", "not_reached"]
 """How a group's stage ended (X-10 … X-13); the statuses an expectation may name."""
@@ -36,23 +33,6 @@ def parse_expectation(text: str) -> Expectation:
     if not eq or not colon or not group or not stage or not status:
         raise ValueError(f"{text!r} is not {SYNTAX}")
     return Expectation(group, stage, status)
-
-
-def expectation_problem(plan: Plan, exp: Expectation) -> str | None:
-    """Why ``exp`` cannot be about ``plan`` (an unknown group, stage or status, or a group that does
-    not take part in the stage), naming the unknown part and what the plan has; None when it can."""
-    groups = [g.id for g in plan.groups]
-    stages = [s.id for s in plan.stages]
-    if exp.group not in groups:
-        return f"unknown group {exp.group!r} (the plan has {', '.join(groups)})"
-    if exp.stage not in stages:
-        return f"unknown stage {exp.stage!r} (the plan has {', '.join(stages)})"
-    if exp.status not in STAGE_STATUSES:
-        return f"unknown status {exp.status!r} (a stage ends {', '.join(STAGE_STATUSES)})"
-    takes = [g.id for g in plan.participants(plan.stage(exp.stage))]
-    if exp.group not in takes:
-        return f"group {exp.group!r} does not take part in stage {exp.stage!r} (its groups: {', '.join(takes)})"
-    return None
 
 
 def conflict(seen: dict[tuple[str, str], Expectation], exp: Expectation) -> str | None:

@@ -50,6 +50,6 @@ def price_problems(plan: Plan, agent_model: str | None = None, maintainer_model:
 
 
 def _loopback(api_base: str | None) -> bool:
-    from harness.models import is_loopback  # the model layer's one definition of "this machine"
+    from harness.models import is_loopback
 
     return is_loopback(api_base)

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from protocols import CATALOG, OptionsError, resolve
 
-from ._expect import Expectation, conflict, expectation_problem, parse_expectation
+from ._expect import STAGE_STATUSES, Expectation, conflict, parse_expectation
 from ._models import Plan
 
 Loc = tuple[str | int, ...]
@@ -177,3 +177,20 @@ def _expect_errors(plan: Plan) -> list[Problem]:
             out.append((("expect", i), problem))
         seen.setdefault((exp.group, exp.stage), exp)
     return out
+
+
+def expectation_problem(plan: Plan, exp: Expectation) -> str | None:
+    """Why ``exp`` cannot be about ``plan`` (an unknown group, stage or status, or a group that does
+    not take part in the stage), naming the unknown part and what the plan has; None when it can."""
+    groups = [g.id for g in plan.groups]
+    stages = [s.id for s in plan.stages]
+    if exp.group not in groups:
+        return f"unknown group {exp.group!r} (the plan has {', '.join(groups)})"
+    if exp.stage not in stages:
+        return f"unknown stage {exp.stage!r} (the plan has {', '.join(stages)})"
+    if exp.status not in STAGE_STATUSES:
+        return f"unknown status {exp.status!r} (a stage ends {', '.join(STAGE_STATUSES)})"
+    takes = [g.id for g in plan.participants(plan.stage(exp.stage))]
+    if exp.group not in takes:
+        return f"group {exp.group!r} does not take part in stage {exp.stage!r} (its groups: {', '.join(takes)})"
+    return None

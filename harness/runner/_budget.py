@@ -28,7 +28,7 @@ from typing import Any
 from harness.engine import BudgetExhausted
 from harness.models import ModelCallError, ModelOutput, ModelRequest, Usage, context_sizes
 from harness.plan import BudgetSpec
-from harness.report import Spent as ReportSpent
+from harness.results import Spent as ReportSpent
 
 from ._prices import PriceTable
 

@@ -32,15 +32,7 @@ from typing import Any
 from pydantic import ValidationError
 
 import harness
-from harness.models import (
-    ChatModel,
-    ModelOutput,
-    ModelRequest,
-    cap_output,
-    public_api_base,
-    redact,
-    secrets_from_env,
-)
+from harness.models import ChatModel, ModelOutput, ModelRequest, cap_output, public_api_base, redact, secrets_from_env
 
 from ._storage import StorageError, storage_problem
 
@@ -174,26 +166,3 @@ def cached_factory(factory: Callable[..., ChatModel], cache: ResponseCache) -> C
         return CachedModel(factory(model, *args, api_base=api_base, **kwargs), cache, model, api_base)
 
     return make
-
-
-def cache_caveats(calls: list[tuple[str, str, bool]], cache_dir: str | None = None) -> list[str]:
-    """What a reader must know when responses came from the cache. ``calls``: (group, stage, cached)."""
-    cached = sum(c for _, _, c in calls)
-    if not cached:
-        return []
-    where = f" ({cache_dir})" if cache_dir else ""
-    live = len(calls) - cached
-    if not live:
-        return [f"All {cached} responses came from the response cache{where}: no model was called and nothing was "
-                "spent. The responses repeat recorded ones, they are not new samples; their tokens are as "
-                "recorded, their cost here is $0."]
-    mixed = sorted({(g, s) for g, s, c in calls if c} & {(g, s) for g, s, c in calls if not c})
-    cached_only = sorted({(g, s) for g, s, c in calls if c} - {(g, s) for g, s, c in calls if not c})
-    text = (f"{cached} of {len(calls)} responses came from the response cache{where} (no model call, $0, "
-            f"recorded tokens); {live} were live calls. Costs and latencies of cached and live calls are not "
-            "comparable: USD and latency differences in comparisons mixing them are not evidence.")
-    if cached_only:
-        text += " Served entirely from the cache: " + ", ".join(f"{g}/{s}" for g, s in cached_only) + "."
-    if mixed:
-        text += " Mixing cached and live responses: " + ", ".join(f"{g}/{s}" for g, s in mixed) + "."
-    return [text]

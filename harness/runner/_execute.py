@@ -17,7 +17,8 @@ from typing import Any
 import harness
 from harness.models import Prices, public_api_base
 from harness.plan import BudgetSpec, Expectation, Plan
-from harness.report import Override, Report, ReportError, read_report
+from harness.results import Override, Report, ReportError, read_report
+from harness.results._assemble import build_report
 from protocols import resolve
 from protocols.store import SqliteStore
 
@@ -28,7 +29,6 @@ from ._outputs import RENDER_INTERRUPTED, write_outputs
 from ._overrides import OverrideSpec, check_same_overrides
 from ._persist import RunDir
 from ._prices import PriceTable, build_price_table
-from ._report import build_report
 from ._resume import recorded_settings
 from ._runner import Experiment, ProgressHook, Settings, StageHook
 from ._stops import interrupt_handlers

@@ -15,9 +15,8 @@
 from __future__ import annotations
 
 from harness.plan import Plan, StageSpec, StageStatus
-from harness.report import NOT_RETRIED_KINDS
-
-from ._records import TrialRecord
+from harness.results import NOT_RETRIED_KINDS
+from harness.results._records import TrialRecord
 
 __all__ = ["StageStatus", "entry_blocker", "final_attempts", "needs_retry", "stage_status", "takes_part"]
 
@@ -46,7 +45,7 @@ def final_attempts(records: list[TrialRecord]) -> dict[int, TrialRecord]:
 
 NOT_RETRIED = NOT_RETRIED_KINDS
 """Run errors that a new trial would only repeat: a scripted model that cannot read the input reads
-the same input the same way (one owner: ``harness.report.NOT_RETRIED_KINDS``, which the reports' retry
+the same input the same way (one owner: ``harness.results.NOT_RETRIED_KINDS``, which the reports' retry
 sentence reads too)."""
 
 

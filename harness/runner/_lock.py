@@ -1,7 +1,7 @@
 """One process at a time in a run (or sweep) directory: an exclusive OS lock on ``DIR/run.lock``.
 
 Two processes resuming one directory would both run the same trials, interleave calls.jsonl and
-fight over DuckDB's file lock (issue 10). ``exclusive(DIR, what)`` takes ``fcntl.flock`` on
+fight over DuckDB's file lock. ``exclusive(DIR, what)`` takes ``fcntl.flock`` on
 ``DIR/run.lock`` without waiting; when another process holds it, ``RunLocked`` (exit 2) names the
 holder (pid, host, start time, command), which the holder wrote into the file.
 

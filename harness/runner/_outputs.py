@@ -1,24 +1,20 @@
-"""Writing the run directory's derived outputs (O-1): report.json (``harness.report``),
-metrics.duckdb (``harness.metrics``) and, when the reports module is in the tree, report.html /
-report.md / plots (``harness.reports.render_all``).
+"""Writing the run directory's derived outputs (O-1): report.json (``harness.results``),
+metrics.duckdb (``harness.metrics``) and report.html / report.md / plots
+(``harness.rendering.render_all``).
 
 report.json and metrics.duckdb are both derived from the same trial records, so their totals agree.
 """
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
-from harness.metrics import ExperimentRow, MetricsWriter
-from harness.report import Report, write_report
+from harness.metrics import METRICS_FILE, ExperimentRow, MetricsWriter
+from harness.results import Report, write_report
+from harness.results._assemble import build_report, model_kind
+from harness.results._rows import table_rows
 
 from . import _stops
-from ._report import build_report, model_kind
-from ._rows import table_rows
-
-METRICS_FILE = "metrics.duckdb"
-
 
 RENDER_INTERRUPTED = "interrupted (Ctrl-C) while rendering"
 """``write_outputs``' render error when a Ctrl-C stopped the rendering: report.json and
@@ -45,20 +41,18 @@ def write_outputs(request: Any, exp: Any, experiment_id: str, status: str, stop_
     with MetricsWriter.open(path, experiment_id) as writer:
         for table, rows in table_rows(experiment, exp.records).items():
             writer.write(table, rows)
-    if request.render and importlib.util.find_spec("harness.reports") is not None:
-        from harness import reports  # the reports engineer's renderer (HTML, Markdown, plots)
+    if request.render:
+        from harness.rendering import render_all as render  # lazy: rendering imports matplotlib
 
-        render = getattr(reports, "render_all", None)
-        if render is not None:
-            if _stops.interrupts > interrupts and _stops.lone():  # a Ctrl-C while report.json was written
-                return report, RENDER_INTERRUPTED
-            try:
-                with _stops.rendering():
-                    render(out)
-            except KeyboardInterrupt:
-                if interrupts:  # a second Ctrl-C (the first stopped the run): abort at once
-                    raise
-                return report, RENDER_INTERRUPTED
-            except Exception as exc:  # the renderer's defect must not lose the run's results
-                return report, f"{type(exc).__name__}: {exc}"
+        if _stops.interrupts > interrupts and _stops.lone():  # a Ctrl-C while report.json was written
+            return report, RENDER_INTERRUPTED
+        try:
+            with _stops.rendering():
+                render(out)
+        except KeyboardInterrupt:
+            if interrupts:  # a second Ctrl-C (the first stopped the run): abort at once
+                raise
+            return report, RENDER_INTERRUPTED
+        except Exception as exc:  # the renderer's defect must not lose the run's results
+            return report, f"{type(exc).__name__}: {exc}"
     return report, None

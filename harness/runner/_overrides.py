@@ -1,4 +1,4 @@
-"""Quick overrides of a plan from the command line (issue 13): ``--temperature``, ``--seed``,
+"""Quick overrides of a plan from the command line: ``--temperature``, ``--seed``,
 ``--repeats STAGE=N``.
 
 They are applied to the plan before it runs and the result is validated like any plan (every
@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.plan import Plan, PlanError, parse_plan
-from harness.report import Override
+from harness.results import Override
 from protocols import InvalidInput
 
 from ._persist import ResumeRefused

@@ -28,10 +28,10 @@ from typing import IO, Any
 
 from pydantic import BaseModel, ValidationError
 
+from harness.results._records import TrialRecord, transcript_name
 from protocols import InvalidInput
 
 from ._budget import Spent
-from ._records import TrialRecord
 from ._storage import StorageError, storage_problem
 
 MANIFEST = "run.json"
@@ -219,12 +219,6 @@ class RunDir:
             if fh is not None:
                 _drop(fh)
         self._trials = self._calls = None
-
-
-def transcript_name(record: TrialRecord) -> str:
-    """``transcripts/<group>/<stage>/<repeat>[~<attempt>].jsonl``, relative to the run directory."""
-    name = f"{record.repeat}" if record.attempt == 0 else f"{record.repeat}~{record.attempt}"
-    return f"transcripts/{record.group}/{record.stage}/{name}.jsonl"
 
 
 def _open_append(path: Path) -> IO[str]:

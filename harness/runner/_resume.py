@@ -1,4 +1,4 @@
-"""What a resume restores (issue 12): the settings a run was started with, unless the command line
+"""What a resume restores: the settings a run was started with, unless the command line
 overrides them.
 
 A run keeps its settings in run.json (``"settings"``), a sweep in ``D/settings.json``: models,

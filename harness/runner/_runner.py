@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,8 @@ from harness.business_tools import BusinessTools
 from harness.engine import Engine, RunLimits
 from harness.models import ChatModel, make_model, model_capacity
 from harness.plan import GroupSpec, Plan, StageSpec
+from harness.results._records import TrialRecord, trial_id
+from harness.scripted import get_scripted
 from protocols import HostOptions, resolve
 
 from ._budget import BudgetLedger
@@ -33,7 +36,6 @@ from ._gating import (
 )
 from ._persist import RunDir
 from ._prices import PriceTable
-from ._records import TrialRecord, trial_id
 from ._stops import InfraMonitor
 from ._storage import StorageError, storage_problem
 from ._trial import now, run_trial
@@ -49,7 +51,8 @@ class Settings:
     groups: list[str] | None = None
     stages: list[str] | None = None
     concurrency: int = 4
-    model_factory: Callable[..., ChatModel] = make_model
+    model_factory: Callable[..., ChatModel] = field(default=partial(make_model, scripted=get_scripted))
+    """Builds each model; the default knows the scripted models (``harness.scripted``)."""
     cache_dir: Path | None = None
     """``--cache DIR``: answer repeated requests from this response cache (``_cache``)."""
 

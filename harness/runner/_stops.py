@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ._records import TrialRecord
+from harness.results._records import TrialRecord
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""A run directory that cannot be written: a full disk, a read-only ``--out``, a lost mount (issue 10).
+"""A run directory that cannot be written: a full disk, a read-only ``--out``, a lost mount.
 
 These are the environment's problems, not the harness's: ``StorageError`` names the folder and the
 operating system's reason, and the CLI exits 2 with it (never "internal error" and a traceback).

@@ -13,15 +13,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from harness.engine import Engine, RunLimits, RunResult
+from harness.judging import TrialView, judge, mark_calls
 from harness.plan import StageSpec
+from harness.results._infra import attempt_kinds
+from harness.results._records import CallMetric, ToolCallMetric, TrialMetrics, TrialRecord, trial_id
 
 from ._budget import StopRequested
 from ._cache import enter_trial
-from ._checks import TrialView, trial_check, turn_check
-from ._diagnose import diagnose, shape_of_pass
-from ._infra import attempt_kinds
-from ._records import CallMetric, CheckResult, ToolCallMetric, TrialMetrics, TrialRecord, trial_id
-from ._repeats import mark_calls
 
 INFRA_CLASSES = frozenset({"infrastructure", "provider_rejected", "context_window", "unsupported_input"})
 """Run errors that are not the model's doing: the trial is an ``error``, never ``failed``.
@@ -78,25 +76,6 @@ def sampling_of(limits: RunLimits) -> dict[str, Any]:
     return {"temperature": limits.temperature, "topP": limits.top_p, "seed": limits.seed}
 
 
-def judge(record: TrialRecord, stage: StageSpec, view: TrialView) -> None:
-    """The checks, verdict and failure mode of a trial whose turns all ran, set on ``record``.
-
-    The one place a verdict is made: the runner calls it as a trial ends, ``harness rescore``
-    on the recorded trial with another plan's checks."""
-    record.checks = _checks(stage, view) + _cut_checks(view)
-    failed = [c for c in record.checks if c.result == "failed"]
-    missing = [c for c in record.checks if c.result == "not_exercised" and c.required]
-    record.status = "failed" if failed or missing else "passed"
-    reasons = [f"{c.name}: {c.detail}" for c in failed] + [f"{c.name} not exercised: {c.detail}" for c in missing]
-    record.reason = "; ".join(reasons) if reasons else None
-    record.failureMode = record.failureDetail = record.passShape = None
-    if record.status == "failed":
-        diagnosis = diagnose(record, view.snapshots)
-        record.failureMode, record.failureDetail = diagnosis.mode, diagnosis.detail
-    elif (shape := shape_of_pass(record, view.snapshots)) is not None:
-        record.passShape = f"{shape.mode}: {shape.detail}"
-
-
 def _status(stage: StageSpec, runs: list[RunResult], stopped: str | None) -> tuple[Any, str | None]:
     last = runs[-1] if runs else None
     if last is not None and last.status == "error" and last.error_class in INFRA_CLASSES:
@@ -108,29 +87,6 @@ def _status(stage: StageSpec, runs: list[RunResult], stopped: str | None) -> tup
     if len(runs) < len(stage.turns):  # pragma: no cover - every break above sets a status
         return "error", "the trial ended early"
     return "passed", None
-
-
-def _checks(stage: StageSpec, view: TrialView) -> list[CheckResult]:
-    out = [turn_check(check, run, n) for n, (turn, run) in enumerate(zip(stage.turns, view.runs, strict=True), 1)
-           for check in turn.checks]
-    out += [trial_check(check, view) for check in stage.effective_trial_checks]
-    return out
-
-
-def _cut_checks(view: TrialView) -> list[CheckResult]:
-    """A failed ``answer_within_output_cap`` for each turn with an answer the harness had to cut
-    (``harness.models.cap_output``): the model ignored the output cap, and the evidence kept is
-    not the whole answer, so the trial cannot pass on it."""
-    out = []
-    for n, run in enumerate(view.runs, 1):
-        cut = [s for s in view.snapshots if s.get("runId") == run.run_id and (s.get("response") or {}).get("cut")]
-        if cut:
-            what = "; ".join(str(s["response"]["cut"]) for s in cut)
-            out.append(CheckResult(
-                name="answer_within_output_cap", turn=n, result="failed",
-                detail=f"the model's output exceeded what the harness keeps of an answer and was cut ({what})",
-                evidence=[str(s.get("id")) for s in cut]))
-    return out
 
 
 def _memories(engine: Engine, session_id: str) -> dict[str, str]:

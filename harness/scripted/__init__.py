@@ -5,8 +5,10 @@
 Usage tokens are counted by the caller (``harness.models``), not here.
 """
 
+from harness.models import UnreadableInput
+
 from ._registry import SCRIPTED_MODELS, get_scripted
-from ._types import ScriptedModel, ScriptedReply, ScriptedToolCall, UnreadableInput
+from ._types import ScriptedModel, ScriptedReply, ScriptedToolCall
 
 __all__ = ["SCRIPTED_MODELS", "ScriptedModel", "ScriptedReply", "ScriptedToolCall", "UnreadableInput",
            "get_scripted"]

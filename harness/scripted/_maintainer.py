@@ -10,7 +10,8 @@ import json
 import re
 from typing import Any
 
-from ..engine._maintainer import MAINTAINER_TAG
+from harness.models import MAINTAINER_TAG
+
 from ._types import ScriptedReply
 
 _MAX = re.compile(r"at most (\d+) characters")

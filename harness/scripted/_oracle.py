@@ -20,6 +20,7 @@ from typing import Any
 
 from harness.business_tools import quote as compute_quote
 from harness.business_tools import schedule as compute_schedule
+from harness.models import UnreadableInput
 
 from . import _phrases as say
 from ._tasks import (
@@ -39,7 +40,7 @@ from ._tasks import (
     parse_task,
 )
 from ._tidy import tidy
-from ._types import ScriptedModel, ScriptedReply, UnreadableInput, make_reply
+from ._types import ScriptedModel, ScriptedReply, make_reply
 from ._view import Call, View, derived_body, derived_tag
 
 QUOTE_WINDOW = "alpha"

@@ -5,13 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from harness.models import UnreadableInput
+
 from ._chaos import ChaosModel
 from ._last_user_follower import LastUserFollowerModel
 from ._oracle import OracleModel
 from ._prefill_continuer import PrefillContinuerModel
 from ._repeater import RepeaterModel
 from ._stale_intent import StaleIntentModel
-from ._types import ScriptedModel, ScriptedReply, UnreadableInput
+from ._types import ScriptedModel, ScriptedReply
 
 _FACTORIES: dict[str, Callable[[], ScriptedModel]] = {
     "oracle": OracleModel,

@@ -1,4 +1,4 @@
-"""How the oracle tidies a window after a finished stage: fold, then compress (X-61, issue 11).
+"""How the oracle tidies a window after a finished stage: fold, then compress (X-61).
 
 Source: folds are for "同一目标内的冗长完整片段" and a fold summary is the agent's own record; an agent
 bound to the context maintainer "也可以在阶段完成后主动调用" compression. When a new request arrives in

@@ -58,27 +58,3 @@ def make_reply(
         for pos, (name, args) in enumerate(calls or [])
     ]
     return ScriptedReply(content=content, tool_calls=tool_calls)
-
-
-class UnreadableInput(Exception):
-    """A scripted model cannot interpret the request it was given: its task reading does not cover
-    the plan's wording. A set-up problem of the experiment, never a model failure: the model layer
-    turns it into a ``ModelCallError("unsupported_input")``, the trial ends ``error`` and is not
-    retried (the same input gives the same error)."""
-
-    def __init__(self, text: str, reason: str, model: str | None = None) -> None:
-        self.text = text
-        self.reason = reason
-        self.model = model
-        super().__init__(self.message)
-
-    @property
-    def message(self) -> str:
-        who = f"scripted/{self.model}" if self.model else "the scripted model"
-        shown = " ".join(self.text.split())
-        shown = shown if len(shown) <= 160 else shown[:159] + "…"
-        return f"{who} cannot read its input {shown!r}: {self.reason}"
-
-    def named(self, model: str) -> UnreadableInput:
-        """The same error naming the model that raised it."""
-        return UnreadableInput(self.text, self.reason, model)

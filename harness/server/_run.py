@@ -11,7 +11,7 @@ from typing import Any
 
 from aiohttp import web
 
-from harness.models._scripted_call import ResolveModel, count_tokens, default_resolver
+from harness.models._scripted_call import ResolveModel, count_tokens
 
 from ._app import ScriptedApp
 from ._config import LOOPBACK, ServerConfig
@@ -20,9 +20,9 @@ from ._config import LOOPBACK, ServerConfig
 class ScriptedServer:
     """One server on 127.0.0.1; ``start`` returns the bound port (a free one when port is 0)."""
 
-    def __init__(self, config: ServerConfig, resolve_model: ResolveModel | None = None) -> None:
+    def __init__(self, config: ServerConfig, resolve_model: ResolveModel) -> None:
         self.config = config
-        self.app = ScriptedApp(config, resolve_model or default_resolver)
+        self.app = ScriptedApp(config, resolve_model)
         self._runner: web.AppRunner | None = None
         self.port: int | None = None
 
@@ -51,7 +51,7 @@ class ScriptedServer:
 
 
 async def serve_forever(
-    config: ServerConfig, resolve_model: ResolveModel | None = None, on_ready: Callable[[str], None] | None = None
+    config: ServerConfig, resolve_model: ResolveModel, on_ready: Callable[[str], None] | None = None
 ) -> None:
     """Serve until SIGINT (Ctrl-C) or SIGTERM, or until cancelled."""
     server = ScriptedServer(config, resolve_model)
@@ -77,10 +77,11 @@ async def serve_forever(
 
 @contextmanager
 def running_server(
-    config: ServerConfig | None = None, *, resolve_model: ResolveModel | None = None, **settings: Any
+    config: ServerConfig | None = None, *, resolve_model: ResolveModel, **settings: Any
 ) -> Iterator[str]:
     """Run a server on a background thread for the duration; yields its base URL
-    (``http://127.0.0.1:PORT/v1``, usable as litellm ``api_base``). ``settings`` are
+    (``http://127.0.0.1:PORT/v1``, usable as litellm ``api_base``). ``resolve_model`` names the
+    scripted models it serves (``harness.scripted.get_scripted``); ``settings`` are
     ``ServerConfig`` fields, applied over ``config``."""
     merged = ServerConfig.model_validate({**(config.model_dump() if config else {}), **settings})
     server = ScriptedServer(merged, resolve_model)

@@ -24,8 +24,8 @@ from harness.analysis import (
     mode_counts,
     pass_shape,
 )
-from harness.runner import TrialRecord
-from harness.runner._diagnose import diagnose
+from harness.judging._diagnose import diagnose
+from harness.results import TrialRecord
 
 DATA = json.loads((Path(__file__).parent / "data" / "real_answers_qwen05b.json").read_text(encoding="utf-8"))
 CASES = {(c["run"], c["record"]["id"]): c for c in DATA["cases"]}

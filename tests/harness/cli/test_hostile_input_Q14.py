@@ -216,8 +216,8 @@ def test_q14_hostile_business_tool_arguments_are_invalid_arguments(fragment: str
 
 
 def test_q14_an_answer_of_deep_brackets_is_no_tool_call_and_no_crash() -> None:
+    from harness.judging._repeats import canonical_arguments
     from harness.models import looks_like_unparsed_tool_call
-    from harness.runner._repeats import canonical_arguments
 
     assert looks_like_unparsed_tool_call("see " + DEEP) is False
     assert looks_like_unparsed_tool_call(DEEP + ' {"name": "quote_calculate", "arguments": {}}') is True

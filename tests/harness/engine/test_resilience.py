@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from harness.cli import app
 from harness.models import make_model
+from harness.scripted import get_scripted
 from harness.server import fetch_stats, running_server
 from protocols import FrozenView, HostOptions, MaintenanceOptions, MessageDraft, ToolCall
 from tests.helpers.engine import SCENARIO, SIMPLE, T1, T2, T3, converse, make_engine
@@ -26,7 +27,9 @@ def test_e7_injected_faults_are_retried_and_recorded(monkeypatch: pytest.MonkeyP
     """E-7, X-64: 429 (Retry-After), 500, a timeout and a dropped connection are retried; the run completes."""
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     schedule = {1: "429", 2: "500", 3: "timeout", 5: "drop"}
-    with running_server(model="oracle", fault_schedule=schedule, retry_after_s=0.05, timeout_fault_s=2) as url:
+    with running_server(
+            resolve_model=get_scripted, model="oracle",
+            fault_schedule=schedule, retry_after_s=0.05, timeout_fault_s=2) as url:
         engine = make_engine("A", "openai/oracle", chat=_fast_model(url), timeout_seconds=0.5)
         (run,) = converse(engine, [SIMPLE])
         stats = fetch_stats(url)
@@ -41,7 +44,9 @@ def test_e7_injected_faults_are_retried_and_recorded(monkeypatch: pytest.MonkeyP
 def test_e7_a_call_that_keeps_failing_ends_the_run_as_infrastructure(monkeypatch: pytest.MonkeyPatch) -> None:
     """E-7, X-31: retries exhausted → status error, classified infrastructure, not a model failure."""
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    with running_server(model="oracle", fault_rate=1.0, fault_kinds=("500",)) as url:
+    with running_server(
+            resolve_model=get_scripted, model="oracle",
+            fault_rate=1.0, fault_kinds=("500",)) as url:
         engine = make_engine("C", "openai/oracle", chat=_fast_model(url))
         (run,) = converse(engine, [SIMPLE])
     assert (run.status, run.error_class) == ("error", "infrastructure")
@@ -51,7 +56,8 @@ def test_e7_a_call_that_keeps_failing_ends_the_run_as_infrastructure(monkeypatch
 def test_o30_a_planted_key_reaches_no_output_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """O-30, Q-20: converse over HTTP with a recognisable key; scan every file written for it."""
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    with running_server(model="oracle") as url:
+    with running_server(
+            resolve_model=get_scripted, model="oracle") as url:
         out = CliRunner().invoke(app, ["converse", "--protocol", "unified@2", "--model", "openai/oracle",
                                        "--api-base", url, "--input", T1, "--out", str(tmp_path)])
     assert out.exit_code == 0, out.output

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from harness.models import make_model
+from harness.scripted import get_scripted
 from harness.server import fetch_stats, running_server
 from protocols import ToolCall
 from tests.helpers.engine import SCENARIO, SIMPLE, VARIANTS, converse, make_engine
@@ -49,7 +50,7 @@ def test_same_conversation_over_http_gives_the_same_messages(variant: str, monke
     monkeypatch.setenv("OPENAI_API_KEY", "sk-local-server-needs-any-key")
     local = make_engine(variant)
     local_runs = converse(local, SCENARIO)
-    with running_server(model="oracle") as base_url:
+    with running_server(resolve_model=get_scripted, model="oracle") as base_url:
         remote = make_engine(variant, "openai/oracle", chat=make_model("openai/oracle", api_base=base_url))
         remote_runs = converse(remote, SCENARIO)
         served = fetch_stats(base_url)["requests"]

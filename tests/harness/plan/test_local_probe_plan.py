@@ -11,6 +11,7 @@ from typing import Any
 from typer.testing import CliRunner
 
 from harness.cli import app
+from harness.scripted import get_scripted
 from harness.server import running_server
 from tests.harness.runner._run import run_plan
 
@@ -40,7 +41,8 @@ def test_probe_plan_is_a_sampled_ungated_token_budgeted_experiment() -> None:
 def test_probe_plan_runs_every_group_and_compares_rates(tmp_path: Path) -> None:
     data = _data()
     data["stages"][0]["repeats"] = 3
-    with running_server(model="oracle") as url:  # answers to any model name, here openai/qwen
+    with running_server(
+            resolve_model=get_scripted, model="oracle") as url:  # answers to any model name, here openai/qwen
         outcome = run_plan(tmp_path / "run", "openai/qwen", data, api_base=url, concurrency=4)
     assert outcome.status == "completed" and outcome.stop_reason is None
     rates = {g.id: (s.passRate.passes, s.passRate.n) for g in outcome.report.groups for s in g.stages}

@@ -14,7 +14,7 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
-from harness.runner import TrialRecord
+from harness.results import TrialRecord
 from harness.server import fetch_stats
 
 

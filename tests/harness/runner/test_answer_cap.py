@@ -20,7 +20,7 @@ import pytest
 from aiohttp import web
 
 from harness.models import MAX_ANSWER_CHARS, MAX_TOOL_CALLS, ModelOutput, Prices, ToolCallOut, Usage, cap_output
-from harness.reports._transcripts import EMBED_PER_TRIAL, EMBED_TEXT
+from harness.rendering._transcripts import EMBED_PER_TRIAL, EMBED_TEXT
 from tests.harness.runner._run import run_plan
 
 BLOAT = 3_000_000
@@ -119,7 +119,7 @@ def test_cap_output_cuts_text_arguments_and_calls_and_marks_the_cut() -> None:
 
 
 def test_report_html_clips_each_text_and_each_trial() -> None:
-    from harness.reports._transcripts import trial_views
+    from harness.rendering._transcripts import trial_views
 
     long = "z" * (EMBED_TEXT * 3)
     snaps = [{"seq": n, "id": f"s/{n}", "request": {"messages": [{"role": "user", "content": long}]},

@@ -16,10 +16,10 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from harness.cli import app
-from harness.report import read_sweep
+from harness.results import read_sweep
 from harness.runner import budget_stop
+from tests.harness.conftest import SWEEP_CAPS, SWEPT
 from tests.harness.runner._run import FIXED_PLAN
-from tests.harness.runner.conftest import SWEEP_CAPS, SWEPT
 
 V1_SIMPLE = ["--group", "v1", "--stage", "simple"]  # 3 oracle calls, ~5,000 tokens
 

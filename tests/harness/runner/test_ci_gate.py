@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli import app
-from harness.report import read_report, read_sweep
+from harness.results import read_report, read_sweep
 from tests.harness.runner._run import FIXED_PLAN, plan_data
 
 PREFILL = "scripted/prefill-continuer"

@@ -14,6 +14,7 @@ from harness.cli import app
 from harness.models import ensure_litellm, is_context_refusal
 from harness.models._context import context_sizes
 from harness.models._retry import classify
+from harness.scripted import get_scripted
 from harness.server import fetch_stats, running_server
 from tests.harness.runner._run import FIXED_PLAN
 
@@ -27,7 +28,7 @@ OPENAI = ("This model's maximum context length is 8192 tokens. However, your mes
 def test_every_completion_refused_for_context_stops_the_run_at_once_exit_3(tmp_path: Path) -> None:
     """Must show 2: a server that answers every completion with llama.cpp's context-length 400."""
     out = tmp_path / "run"
-    with running_server(model="oracle", fault_rate=1.0, fault_kinds=("context",)) as url:
+    with running_server(resolve_model=get_scripted, model="oracle", fault_rate=1.0, fault_kinds=("context",)) as url:
         result = CliRunner().invoke(app, ["run", str(FIXED_PLAN), "--model", "openai/oracle", "--api-base", url,
                                           "--concurrency", "8", "--out", str(out)])
         stats = fetch_stats(url)

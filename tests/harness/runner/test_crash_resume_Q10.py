@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 from harness.models import Prices
-from harness.runner import TrialRecord
+from harness.results import TrialRecord
+from harness.scripted import get_scripted
 from harness.server import running_server
 from tests.harness.runner._fork import idle, records
 from tests.harness.runner._run import FIXED_PLAN, run_plan
@@ -73,7 +74,7 @@ def test_sigkill_twice_then_resume_matches_an_uninterrupted_run_Q10(
     run_dir = tmp_path / "run"
     argv = ["run", str(FIXED_PLAN), "--model", MODEL, "--price", f"{MODEL}=0,0", "--concurrency", "4",
             *[a for g in GROUPS for a in ("--group", g)]]
-    with running_server(model="oracle") as url:
+    with running_server(resolve_model=get_scripted, model="oracle") as url:
         reference = run_plan(tmp_path / "reference", MODEL, api_base=url, groups=GROUPS, concurrency=4,
                              prices=price)
         ref_requests = idle(url)["requests"]

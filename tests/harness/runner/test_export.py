@@ -11,7 +11,7 @@ import duckdb
 from typer.testing import CliRunner
 
 from harness.cli import app
-from harness.report import read_report, read_sweep
+from harness.results import read_report, read_sweep
 from tests.harness.runner._mounts import read_only
 from tests.harness.runner._run import query
 

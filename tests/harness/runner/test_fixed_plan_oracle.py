@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from markupsafe import escape
 
-from harness.report import read_report
+from harness.results import read_report
 from tests.harness.runner._run import (
     ORACLE_OUTCOMES,
     READBACKS,

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.models import Prices, make_model
+from harness.scripted import get_scripted
 from harness.server import fetch_stats, running_server
 from tests.harness.runner._run import plan_data, query, run_plan
 
@@ -24,7 +25,9 @@ def test_fixed_plan_over_http_with_faults_counts_them_as_infrastructure_Q11(
     data["budget"]["timeoutSecondsPerCall"] = 1.0  # the injected timeout stalls 2 s: the client gives up first
     data["stop"]["maxInfraErrorRate"] = None  # this test is about classification, not the stop condition
     fast_retries = partial(make_model, max_retries=2, backoff_base_s=0.01, max_backoff_s=0.02)
-    with running_server(model="oracle", fault_rate=0.2, seed=5, retry_after_s=0, timeout_fault_s=2) as url:
+    with running_server(
+            resolve_model=get_scripted, model="oracle",
+            fault_rate=0.2, seed=5, retry_after_s=0, timeout_fault_s=2) as url:
         outcome = run_plan(tmp_path / "run", "openai/oracle", data, api_base=url, concurrency=8,
                            prices={"openai/oracle": Prices(input_per_mtok=0, output_per_mtok=0)},
                            model_factory=fast_retries, render=True)

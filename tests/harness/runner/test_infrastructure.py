@@ -5,10 +5,10 @@ is in test_http_faults)."""
 from __future__ import annotations
 
 from harness.models import infra_kind
-from harness.reports._workflow import console_lines, infrastructure
-from harness.runner import TrialRecord
-from harness.runner._infra import attempt_kinds, group_infrastructure
-from harness.runner._records import CallMetric
+from harness.rendering._workflow import console_lines, infrastructure
+from harness.results import TrialRecord
+from harness.results._infra import attempt_kinds, group_infrastructure
+from harness.results._records import CallMetric
 
 
 def _call(seq: int, kinds: list[str], status: str = "ok", retries: int | None = None) -> CallMetric:

@@ -20,10 +20,10 @@ import pytest
 from typer.testing import CliRunner
 
 import harness.cli
-import harness.reports
+import harness.rendering
 from harness.cli import _run as cli_run
 from harness.cli import app
-from harness.report import read_report, read_sweep
+from harness.results import read_report, read_sweep
 from harness.runner import _runner
 from tests.harness.runner._fork import finish, start, wait_for
 from tests.harness.runner._run import FIXED_PLAN
@@ -52,8 +52,8 @@ class Pause:
 
 
 def _pause_rendering(monkeypatch: pytest.MonkeyPatch, pause: Pause, first_only: bool = True) -> None:
-    """harness.reports.render_all pauses in ``pause`` before rendering (the first call only)."""
-    real = harness.reports.render_all
+    """harness.rendering.render_all pauses in ``pause`` before rendering (the first call only)."""
+    real = harness.rendering.render_all
     calls: list[Path] = []
 
     def render_all(run_dir: Path) -> list[Path]:
@@ -62,7 +62,7 @@ def _pause_rendering(monkeypatch: pytest.MonkeyPatch, pause: Pause, first_only: 
             pause()
         return real(run_dir)
 
-    monkeypatch.setattr(harness.reports, "render_all", render_all)
+    monkeypatch.setattr(harness.rendering, "render_all", render_all)
 
 
 def _manifest(run_dir: Path) -> dict[str, Any]:

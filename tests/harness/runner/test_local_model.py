@@ -17,6 +17,7 @@ from harness.cli import app
 from harness.models import LiteLLMModel, ModelRequest
 from harness.plan import parse_plan
 from harness.runner import PriceUnknown, build_price_table
+from harness.scripted import get_scripted
 from harness.server import running_server
 from tests.harness.runner._run import FIXED_PLAN, plan_data, run_plan
 
@@ -26,7 +27,7 @@ LOCAL = "price unknown (local model)"
 def test_fixed_plan_against_a_loopback_server_without_price_runs_and_cost_reads_unknown(tmp_path: Path) -> None:
     """Must show 1: `harness run <fixed plan> --model openai/<name> --api-base http://127.0.0.1:P/v1`."""
     out = tmp_path / "run"
-    with running_server(model="oracle") as url:
+    with running_server(resolve_model=get_scripted, model="oracle") as url:
         result = CliRunner().invoke(app, ["run", str(FIXED_PLAN), "--model", "openai/oracle", "--api-base", url,
                                           "--concurrency", "8", "--out", str(out)])
     assert result.exit_code == 0, result.output
@@ -51,7 +52,7 @@ def test_fixed_plan_against_a_loopback_server_without_price_runs_and_cost_reads_
 def test_local_model_still_obeys_token_and_call_caps(tmp_path: Path) -> None:
     data = plan_data()
     data["budget"].update({"maxUsd": 0.01, "maxLlmCalls": 7})  # the USD cap cannot apply; the call cap does
-    with running_server(model="oracle") as url:
+    with running_server(resolve_model=get_scripted, model="oracle") as url:
         outcome = run_plan(tmp_path / "run", "openai/oracle", data, api_base=url, concurrency=4)
     assert outcome.stop_reason == "budget_exhausted:llmCalls"
     assert outcome.report.budget.spent.llmCalls <= 7 and outcome.report.budget.spent.usd is None
@@ -78,7 +79,7 @@ def test_price_table_sources_local_remote_and_declared() -> None:
 def test_adapter_never_prices_a_loopback_model_from_litellms_map() -> None:
     question = "项目预算 12000 元，目前已支出 4350 元。还剩多少预算？"
     request = ModelRequest(messages=[{"role": "user", "content": question}], max_output_tokens=64, timeout_seconds=10)
-    with running_server(model="oracle") as url:
+    with running_server(resolve_model=get_scripted, model="oracle") as url:
         output = asyncio.run(LiteLLMModel("openai/gpt-4o-mini", api_base=url).generate(request))
     assert output.usage.input_tokens > 0
     assert output.usd is None and output.price_known is False
@@ -105,7 +106,7 @@ def test_dry_run_of_a_local_plan_reads_price_unknown() -> None:
 
 def test_stages_a_local_model_never_reached_show_no_cost_not_zero(tmp_path: Path) -> None:
     """A local model's cost never reads $0: a stage gating kept from running shows "—" in the console."""
-    with running_server(model="prefill-continuer") as url:
+    with running_server(resolve_model=get_scripted, model="prefill-continuer") as url:
         result = CliRunner().invoke(app, ["run", str(FIXED_PLAN), "--model", "openai/prefill-continuer",
                                           "--api-base", url, "--group", "A", "--concurrency", "4",
                                           "--out", str(tmp_path / "run")], env={"COLUMNS": "200"})

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from harness.cli import app
 from harness.plan import parse_plan
-from harness.report import read_report
+from harness.results import read_report
 from harness.runner import ResumeRefused, RunRequest, execute
 from harness.runner._overrides import OverrideError, OverrideSpec, apply_overrides
 from tests.harness.runner._run import FIXED_PLAN, plan_data, run_plan

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from harness.reports._workflow import infrastructure
+from harness.rendering._workflow import infrastructure
 from harness.runner import RunOutcome
 from tests.harness.runner._run import outcomes, query, run_plan
 

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from harness.cli import app
 from harness.models import ChatModel, ModelOutput, ModelRequest, Usage, make_model
 from harness.runner._cache import CachedModel, ResponseCache, enter_trial
+from harness.scripted import get_scripted
 from harness.server import fetch_stats, running_server
 from tests.harness.runner._mounts import read_only
 from tests.harness.runner._run import FIXED_PLAN, outcomes, plan_data, query, run_plan
@@ -154,7 +155,7 @@ def test_cli_second_run_over_http_reaches_the_server_zero_times_and_no_key_is_ca
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", PLANTED_KEY)
     cache = tmp_path / "cache"
-    with running_server(model="oracle") as url:
+    with running_server(resolve_model=get_scripted, model="oracle") as url:
         args = ["run", str(FIXED_PLAN), "--model", "openai/oracle", "--api-base", url, "--price",
                 "openai/oracle=0,0", "--group", "A", "--group", "v1", "--stage", "simple", "--cache", str(cache)]
         first = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "one")])

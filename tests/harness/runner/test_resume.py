@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.runner import ResumeRefused, TrialRecord
+from harness.results import TrialRecord
+from harness.runner import ResumeRefused
 from tests.harness.runner._run import ORACLE_OUTCOMES, outcomes, plan_data, run_plan
 
 

@@ -18,8 +18,9 @@ from typer.testing import CliRunner
 
 from harness.cli import app
 from harness.models import ModelCallError, ModelOutput, ModelRequest, Prices, make_model
-from harness.runner import TrialRecord
-from harness.runner._persist import transcript_name
+from harness.results import TrialRecord
+from harness.results._records import transcript_name
+from harness.scripted import get_scripted
 from harness.server import running_server
 from tests.harness.runner._fork import finish, records, wait_for
 from tests.harness.runner._run import plan_data, run_plan
@@ -57,7 +58,9 @@ def test_kill_and_resume_after_infrastructure_errors_keeps_every_attempts_transc
     0, overwriting their transcripts, and left two attempt-0 records and a stale ``~1 skipped``."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-dummy-local-server-key")
     out = tmp_path / "run"
-    with running_server(model="oracle", fault_schedule={1: "500", 3: "500", 5: "500"}, latency_ms=5) as url:
+    with running_server(
+            resolve_model=get_scripted, model="oracle",
+            fault_schedule={1: "500", 3: "500", 5: "500"}, latency_ms=5) as url:
         child = multiprocessing.get_context("fork").Process(target=_faulty_run, args=(str(out), url))
         child.start()
         wait_for(lambda: any(r.status == "error" for r in records(out)) and
@@ -168,7 +171,8 @@ def test_a_resume_restores_the_runs_settings_and_a_stop_prints_the_resume_comman
     plan.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     out, cache = tmp_path / "run dir", tmp_path / "cache"
     runner = CliRunner()
-    with running_server(model="oracle") as url:
+    with running_server(
+            resolve_model=get_scripted, model="oracle") as url:
         first = runner.invoke(app, ["run", str(plan), "--model", MODEL, "--api-base", url, "--price", f"{MODEL}=1,2",
                                     "--concurrency", "3", "--group", "A", "--group", "C", "--stage", "simple",
                                     "--max-usd", "5", "--cache", str(cache), "--out", str(out)])

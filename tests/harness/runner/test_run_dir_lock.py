@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from harness.cli import app
 from harness.runner import RunLocked, exclusive, shared
+from harness.scripted import get_scripted
 from harness.server import running_server
 from tests.harness.runner._fork import finish, idle, lock_holder, records, start, wait_for
 from tests.harness.runner._run import FIXED_PLAN, run_plan
@@ -27,7 +28,7 @@ def test_two_resumes_at_once_one_is_refused_and_no_trial_runs_twice(
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-dummy-local-server-key")
     run_dir = tmp_path / "run"
-    with running_server(model="oracle", latency_ms=5) as url:
+    with running_server(resolve_model=get_scripted, model="oracle", latency_ms=5) as url:
         argv = ["run", str(FIXED_PLAN), "--model", MODEL, "--api-base", url, "--concurrency", "2",
                 "--group", "A", "--stage", "simple", "--stage", "tool_continuation"]
         first = start([*argv, "--price", f"{MODEL}=0,0", "--out", str(run_dir)], tmp_path / "first.log")

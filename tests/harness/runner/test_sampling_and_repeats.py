@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.models import ChatModel, ModelOutput, ModelRequest, make_model
-from harness.report import RunReport, TrialReport, distinct_answers
+from harness.results import RunReport, TrialReport, distinct_answers
 from tests.harness.runner._run import plan_data, query, run_plan
 
 

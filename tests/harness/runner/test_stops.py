@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.models import Prices, make_model
+from harness.scripted import get_scripted
 from harness.server import running_server
 from tests.harness.runner._run import plan_data, run_plan
 
@@ -28,7 +29,7 @@ def test_provider_unhealthy_after_min_calls_X31(tmp_path: Path, monkeypatch: pyt
     data = plan_data()
     data["stop"].update({"maxInfraErrorRate": 0.3, "minCallsForInfraRate": 10, "infraRetries": 0})
     no_retries = partial(make_model, max_retries=0)
-    with running_server(model="oracle", fault_rate=1.0, fault_kinds=("500",)) as url:
+    with running_server(resolve_model=get_scripted, model="oracle", fault_rate=1.0, fault_kinds=("500",)) as url:
         outcome = run_plan(tmp_path / "run", "openai/oracle", data, api_base=url, concurrency=2,
                            prices={"openai/oracle": Prices(input_per_mtok=0, output_per_mtok=0)},
                            model_factory=no_retries)

@@ -4,8 +4,8 @@ responses, which the budget does not count, never make it appear."""
 
 from __future__ import annotations
 
-from harness.runner._caveats import unattributed_caveats
-from harness.runner._records import CallMetric, TrialRecord
+from harness.results._caveats import unattributed_caveats
+from harness.results._records import CallMetric, TrialRecord
 
 
 def _call(seq: int, tokens: int, cached: bool = False) -> CallMetric:

@@ -11,6 +11,7 @@ from pathlib import Path
 from harness.models import ModelOutput, ModelRequest, Usage
 from harness.plan import BudgetSpec
 from harness.runner import BudgetLedger, PriceTable
+from harness.scripted import get_scripted
 from harness.server import fetch_stats, running_server
 from tests.harness.runner._run import plan_data, run_plan
 
@@ -22,7 +23,7 @@ def test_token_cap_holds_when_the_server_reports_twice_the_estimate(tmp_path: Pa
     data = plan_data()
     cap = 40_000
     data["budget"].update({"maxTotalTokens": cap, "maxOutputTokensPerCall": 256})
-    with running_server(model="oracle", usage_scale=2.0) as url:
+    with running_server(resolve_model=get_scripted, model="oracle", usage_scale=2.0) as url:
         outcome = run_plan(tmp_path / "run", "openai/oracle", data, api_base=url, concurrency=8)
         served = fetch_stats(url)["completed"]
     spent = outcome.report.budget.spent
@@ -36,7 +37,7 @@ def test_token_cap_holds_when_the_server_reports_twice_the_estimate(tmp_path: Pa
 
     # a resume starts from what the stopped run learnt (calls.jsonl), not from 1×: a server now reporting
     # plain counts (about 1× the estimate) leaves the restored ratio as the largest seen
-    with running_server(model="oracle", usage_scale=1.0) as url:
+    with running_server(resolve_model=get_scripted, model="oracle", usage_scale=1.0) as url:
         resumed = run_plan(tmp_path / "run", "openai/oracle", data, api_base=url, concurrency=8, resume=True)
     assert resumed.experiment.ledger.calibration["openai/oracle"] == ratio
 

@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from harness.models import LiteLLMModel, ModelRequest
+from harness.scripted import get_scripted
 from harness.server import running_server
 from tests.harness.models.test_scripted_max_tokens import LONG, LONG_ARGS, _resolve
 
@@ -58,9 +59,9 @@ def test_x64_bad_max_tokens_is_a_400_not_a_crash(bad: object) -> None:
 def test_usage_scale_reports_more_tokens_but_never_past_max_tokens() -> None:
     """Issue 12: `--usage-scale 2` plays a model whose tokenizer counts twice litellm's estimate."""
     question = {"messages": [{"role": "user", "content": "项目预算 12000 元，目前已支出 4350 元。还剩多少预算？"}]}
-    with running_server(model="oracle") as plain_url:
+    with running_server(resolve_model=get_scripted, model="oracle") as plain_url:
         plain = _chat(plain_url, model="oracle", max_tokens=1000, **question).json()["usage"]
-    with running_server(model="oracle", usage_scale=2.0) as url:
+    with running_server(resolve_model=get_scripted, model="oracle", usage_scale=2.0) as url:
         scaled = _chat(url, model="oracle", max_tokens=1000, **question).json()["usage"]
     with running_server(model="verbose", resolve_model=_resolve, usage_scale=2.0) as url:
         capped = _chat(url, max_tokens=120).json()["usage"]

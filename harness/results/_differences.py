@@ -1,0 +1,241 @@
+"""The difference panel of report.json: what a group's requests differ in from the control's.
+
+A controlled comparison is only controlled if its groups differ where the plan says. For each group
+against the placement control, on the first request of the first stage both ran: the system prompt
+word by word, the tools whose schema differs, both role sequences, where the state message sits and
+in which role, how the state text differs, and which other messages differ at all; and, computed
+from those, what the group differs in against what the design lets it differ in.
+
+The words (``summarize``, the panel's summary line) are computed from the two recorded requests and
+set against what the design lets the group differ in, with the source's words for each difference.
+
+The design (source, unified@3): B changes only the state message's position ("B（只改位置）"), C only
+its role ("C（只改角色）"). The sentinel v2 is the original mapping, and unified@3 changed two things
+against it that A, B and C share: it removed v2's positional qualifiers from the prompt ("移除了 v2 中
+“最后的/末尾状态”和“以上是历史记录”的位置限定") and its state text says that no role carrying it grants
+user authority ("C 的 user 角色也不构成用户的新授权"). So v2 differs from A in the prompt words *and*
+in the state text. The control v1 and the prefix@2 baseline are other protocols: no single-variable
+design, their differences are listed only.
+
+The requests (``group_differences``): each group is compared with the placement control on the
+first agent request of the first stage (in plan order) both ran, taking each side's first trial that
+made a request. Requests come from the run's session store (the snapshots the engine wrote).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from functools import cache
+from typing import Any
+
+from protocols import STATE_VIEW_V3, resolve
+
+from ._models import GroupDifference, RolePair, StateDifference, StatePlace, WordChange
+from ._records import TrialRecord
+from ._run_view import RunView
+
+
+def word_diff(control: str, group: str) -> list[WordChange]:
+    """The words that differ between two texts (whitespace-separated words; empty when identical)."""
+    a, b = control.split(), group.split()
+    ops = difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
+    return [WordChange(op=op, control=" ".join(a[i1:i2]), group=" ".join(b[j1:j2]))
+            for op, i1, i2, j1, j2 in ops if op != "equal"]
+
+
+ASPECTS: tuple[str, ...] = ("systemPrompt", "tools", "messageRoles", "stateMessage", "statePosition", "stateRole",
+                            "stateText", "otherMessages")
+"""What two requests can differ in, in the order the summary names them."""
+_WORDS = {"systemPrompt": "system prompt", "tools": "tools", "messageRoles": "roles of the other messages",
+          "stateMessage": "presence of a state message", "statePosition": "state message's position",
+          "stateRole": "state message's role", "stateText": "state text", "otherMessages": "other messages"}
+DESIGN: dict[str, tuple[tuple[str, ...], str]] = {
+    "positionGroup": (("statePosition",), "the position group, which the source changes only in the state "
+                                          "message's position (“B（只改位置）”)"),
+    "roleGroup": (("stateRole",), "the role group, which the source changes only in its role (“C（只改角色）”)"),
+    "sentinelGroup": (("systemPrompt", "stateText"),
+                      "the sentinel, the original unified@2 mapping: unified@3 removed v2's positional "
+                      "qualifiers from the prompt (“移除了 v2 中‘最后的/末尾状态’和‘以上是历史记录’的位置限定”) and "
+                      "its state text says no role carrying it grants user authority "
+                      "(“C 的 user 角色也不构成用户的新授权”)"),
+}
+"""findings role → (the aspects the design lets the group differ in from the placement control, why)."""
+NO_DESIGN = {"controlGroup": "the control, another protocol (unified@1, no state message)",
+             "baselineGroup": "the baseline, another protocol (prefix@2)"}
+_SHOWN = 3
+
+
+def _roles_besides_state(roles: list[str], position: int | None) -> list[str]:
+    return [r for i, r in enumerate(roles) if i != position]
+
+
+def differs_in(d: GroupDifference) -> list[str]:
+    """The aspects in which the two recorded requests differ, in ``ASPECTS`` order."""
+    s = d.stateMessage
+    found = {
+        "systemPrompt": bool(d.systemPrompt),
+        "tools": bool(d.tools),
+        "messageRoles": _roles_besides_state(d.messageRoles.control, s.control.position if s.control else None)
+        != _roles_besides_state(d.messageRoles.group, s.group.position if s.group else None),
+        "stateMessage": (s.control is None) != (s.group is None),
+        "statePosition": bool(s.control and s.group and s.control.position != s.group.position),
+        "stateRole": bool(s.control and s.group and s.control.role != s.group.role),
+        "stateText": bool(s.text),
+        "otherMessages": bool(d.otherMessages),
+    }
+    return [a for a in ASPECTS if found[a]]
+
+
+@cache
+def _v3_prompt_removals() -> tuple[tuple[tuple[str, str, str], ...], ...]:
+    """The word changes from unified@3's prompt to unified@2's (with and without a bound maintainer):
+    the positional qualifiers the source says v3 removed."""
+    out = []
+    for bound in (False, True):
+        v3 = resolve("unified", 3, {}).prompt(maintainer_bound=bound)
+        v2 = resolve("unified", 2, {}).prompt(maintainer_bound=bound)
+        out.append(tuple((c.op, c.control, c.group) for c in word_diff(v3, v2)))
+    return tuple(out)
+
+
+def _changes(changes: list[WordChange]) -> str:
+    n = len(changes)
+    head = f"{n} word change{'' if n == 1 else 's'}"
+    if n > _SHOWN:
+        return head
+    signs = [" ".join(([f"−“{c.control}”"] if c.control else []) + ([f"+“{c.group}”"] if c.group else []))
+             for c in changes]
+    return f"{head}: {', '.join(signs)}"
+
+
+def _aspect_text(aspect: str, d: GroupDifference) -> str:
+    s = d.stateMessage
+    if aspect == "systemPrompt":
+        known = tuple((c.op, c.control, c.group) for c in d.systemPrompt) in _v3_prompt_removals()
+        return (f"the system prompt ({_changes(d.systemPrompt)}"
+                + (": exactly the positional qualifiers unified@3 removed from unified@2's prompt)" if known else ")"))
+    if aspect == "tools":
+        return f"the tools ({', '.join(d.tools)})"
+    if aspect == "stateMessage":
+        return f"the state message ({'the control has none' if s.control is None else d.group + ' has none'})"
+    if aspect == "statePosition":
+        assert s.control and s.group
+        return f"the state message's position (#{s.control.position} → #{s.group.position})"
+    if aspect == "stateRole":
+        assert s.control and s.group
+        return f"the state message's role ({s.control.role} → {s.group.role})"
+    if aspect == "stateText":
+        view = STATE_VIEW_V3.strip()
+        if [(c.op, c.control, c.group) for c in s.text] == [("delete", view, "")]:
+            return (f"the state text ({d.control}'s carries unified@3's sentence “{view}”, which {d.group}'s lacks; "
+                    "the source gives it to unified@3: “C 的 user 角色也不构成用户的新授权”)")
+        return f"the state text ({_changes(s.text)})"
+    if aspect == "messageRoles":
+        return "the roles of the messages other than the state message"
+    return f"other messages ({'; '.join(d.otherMessages)})"
+
+
+def summarize(d: GroupDifference, role: str | None) -> GroupDifference:
+    """``d`` with ``differsIn``, ``expected`` and ``summary`` filled in; ``role``: the group's findings role
+    (``positionGroup``, ``sentinelGroup`` …), None when it has none."""
+    found = differs_in(d)
+    one_sided = "stateMessage" in found  # no state message on one side: its position, role, text are not compared
+    state = ("stateMessage", "statePosition", "stateRole", "stateText") if one_sided else ("stateMessage",)
+    same = [_WORDS[a] for a in ASPECTS if a not in found and a not in state]
+    head = (f"{d.group} differs from {d.control} in " + "; ".join(_aspect_text(a, d) for a in found)
+            if found else f"{d.group} is identical to {d.control} in everything compared")
+    if found and same:
+        head += f"; identical: {', '.join(same)}"
+    expected: list[str] | None = None
+    if role in DESIGN:
+        aspects, why = DESIGN[role]
+        expected = list(aspects)
+        beyond = [_WORDS[a] for a in found if a not in aspects]
+        missing = [_WORDS[a] for a in aspects if a not in found]
+        verdict = "As designed" if not (beyond or missing) else "Not as designed: " + "; ".join(
+            ([f"differs beyond the design in the {', '.join(beyond)}"] if beyond else [])
+            + ([f"identical where the design expects a difference: {', '.join(missing)}"] if missing else []))
+        tail = f"Design: {d.group} is {why}. {verdict}."
+    else:
+        tail = (f"Design: {d.group} is {NO_DESIGN[role]}, not a single-variable comparison with {d.control}."
+                if role in NO_DESIGN else f"{d.group} has no part in the findings design: differences listed only.")
+    return d.model_copy(update={"differsIn": found, "expected": expected, "summary": f"{head}. {tail}"})
+
+
+def _first_request(exp: RunView, records: list[TrialRecord]) -> dict[str, Any] | None:
+    for record in sorted(records, key=lambda r: (r.repeat, r.attempt)):
+        if not record.sessionId:
+            continue
+        for _, snap in exp.store.snapshots(record.sessionId):
+            if isinstance(snap, dict) and snap.get("role") == "agent" and snap.get("request"):
+                return snap
+    return None
+
+
+def _state(snap: dict[str, Any]) -> tuple[StatePlace | None, str]:
+    for pos, source in enumerate(snap.get("sources") or []):
+        if source.get("type") == "context_state":
+            message = snap["request"]["messages"][pos]
+            return StatePlace(position=pos, role=str(message.get("role"))), str(message.get("content") or "")
+    return None, ""
+
+
+def _system(snap: dict[str, Any]) -> str:
+    messages = snap["request"]["messages"]
+    return str(messages[0].get("content") or "") if messages and messages[0].get("role") == "system" else ""
+
+
+def _tools(control: dict[str, Any], group: dict[str, Any]) -> list[str]:
+    def by_name(snap: dict[str, Any]) -> dict[str, str]:
+        return {str(t.get("function", t).get("name")): json.dumps(t, sort_keys=True, ensure_ascii=False)
+                for t in snap["request"].get("tools") or []}
+
+    a, b = by_name(control), by_name(group)
+    return sorted(name for name in a.keys() | b.keys() if a.get(name) != b.get(name))
+
+
+def _others(control: dict[str, Any], group: dict[str, Any]) -> list[str]:
+    def rest(snap: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+        sources = snap.get("sources") or [{}] * len(snap["request"]["messages"])
+        return [(str(s.get("type")), m) for s, m in zip(sources, snap["request"]["messages"], strict=True)
+                if s.get("type") not in ("system", "context_state")]
+
+    a, b = rest(control), rest(group)
+    out = [f"{kind} (history position {pos}): content differs"
+           for pos, ((kind, ma), (_, mb)) in enumerate(zip(a, b, strict=False))
+           if json.dumps(ma, sort_keys=True, ensure_ascii=False) != json.dumps(mb, sort_keys=True, ensure_ascii=False)]
+    if len(a) != len(b):
+        out.append(f"the control has {len(a)} messages besides system and state, the group {len(b)}")
+    return out
+
+
+def group_differences(exp: RunView) -> list[GroupDifference]:
+    """One entry per selected group other than the placement control (none without a store or control)."""
+    spec = exp.plan.findings
+    control = spec.placementControl
+    roles = {getattr(spec, role): role for role in ("baselineGroup", "controlGroup", "sentinelGroup", "roleGroup",
+                                                    "positionGroup") if getattr(spec, role) is not None}
+    if exp.store is None:  # a rescore has no store: it carries the recording's panel over
+        return []
+    out = []
+    for group in exp.selected_groups():
+        if group.id == control:
+            continue
+        for stage in exp.plan.stages:
+            mine, theirs = exp.stage_records(group.id, stage.id), exp.stage_records(control, stage.id)
+            snap, base = _first_request(exp, mine), _first_request(exp, theirs)
+            if snap is None or base is None:
+                continue
+            (cs, ctext), (gs, gtext) = _state(base), _state(snap)
+            out.append(summarize(GroupDifference(
+                group=group.id, control=control, stage=stage.id, groupRequest=str(snap.get("id")),
+                controlRequest=str(base.get("id")), systemPrompt=word_diff(_system(base), _system(snap)),
+                tools=_tools(base, snap),
+                messageRoles=RolePair(control=[str(m.get("role")) for m in base["request"]["messages"]],
+                                      group=[str(m.get("role")) for m in snap["request"]["messages"]]),
+                stateMessage=StateDifference(control=cs, group=gs,
+                                             text=word_diff(ctext, gtext) if cs and gs else []),
+                otherMessages=_others(base, snap)), roles.get(group.id)))
+            break
+    return out

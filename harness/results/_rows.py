@@ -1,0 +1,50 @@
+"""The rows of metrics.duckdb (O-10) from trial records, as ``harness.metrics`` row models (so each
+row is checked where it is built); the metrics writer inserts them in batches (O-12)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from harness.engine import SEGMENTS
+from harness.metrics import CheckRow, ExperimentRow, LlmCallRow, RequestSegmentRow, RunRow, ToolCallRow, TrialRow
+
+from ._records import TrialRecord
+
+
+def _time(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else None
+
+
+def table_rows(experiment: ExperimentRow, records: list[TrialRecord]) -> dict[str, list[Any]]:
+    eid = experiment.experiment_id
+    tables: dict[str, list[Any]] = {"experiments": [experiment], "trials": [], "runs": [], "llm_calls": [],
+                                    "request_segments": [], "tool_calls": [], "checks": []}
+    for r in records:
+        base = {"experiment_id": eid, "trial_id": r.id}
+        tables["trials"].append(TrialRow(
+            **base, group_id=r.group, stage_id=r.stage, repeat=r.repeat, attempt=r.attempt, status=r.status,
+            session_id=r.sessionId, started_at=_time(r.startedAt), finished_at=_time(r.finishedAt),
+            failure_mode=r.failureMode, failure_detail=r.failureDetail))
+        for turn, run in enumerate(r.runs, 1):
+            tables["runs"].append(RunRow(**base, run_id=run.run_id, turn=turn, status=run.status, steps=run.steps,
+                                         final_answer=run.final_answer))
+        for call in r.calls:
+            tables["llm_calls"].append(LlmCallRow(
+                **base, run_id=call.runId or None, call_seq=call.seq, role=call.role, model=call.model,
+                input_tokens=call.inputTokens, cached_input_tokens=call.cachedInputTokens,
+                output_tokens=call.outputTokens, usd=call.usd, latency_ms=call.latencyMs, retries=call.retries,
+                status=call.status, request_sha256=call.requestSha256 or None, cached=call.cached,
+                temperature=call.temperature, top_p=call.topP, seed=call.seed,
+                failed_attempts=list(call.failedAttempts)))
+            tables["request_segments"] += [
+                RequestSegmentRow(**base, call_seq=call.seq, segment=segment, tokens=int(call.segments[segment]))
+                for segment in SEGMENTS if segment in call.segments]
+        tables["tool_calls"] += [ToolCallRow(
+            **base, run_id=tc.runId, step=tc.step, tool_name=tc.toolName, args_sha256=tc.argsSha256,
+            result_sha256=tc.resultSha256, success=tc.success, error_code=tc.errorCode, repeated=tc.repeated,
+            duplicate_signature=tc.duplicateSignature, call_id=tc.callId) for tc in r.toolCalls]
+        tables["checks"] += [CheckRow(**base, check_name=c.name, result=c.result, detail=c.detail, turn=c.turn,
+                                      required=c.required)
+                             for c in r.checks]
+    return tables
