@@ -87,27 +87,32 @@ def fisher_p_grid(n_a: int, n_b: int) -> NDArray[np.float64]:
     return grid
 
 
-def format_p(p_value: float) -> str:
+def format_p(p_value: float, alpha: float = ALPHA) -> str:
     """A p-value as every report prints it: two significant digits ("0.10", "0.048", "0.0020"), "< 0.001"
-    below 0.001, and never rounded across ``ALPHA`` (0.0496 prints as "0.0496", not "0.050")."""
+    below 0.001, and never rounded across ``alpha`` (0.0496 prints as "0.0496", not "0.050")."""
     if p_value < 0.001:
         return "< 0.001"
     for digits in (2, 3, 4):
         text = f"{p_value:#.{digits}g}"
-        if separable(float(text)) == separable(p_value):
+        if separable(float(text), alpha) == separable(p_value, alpha):
             return text
     return text
 
 
-def p_text(p_value: float) -> str:
+def p_text(p_value: float, alpha: float = ALPHA) -> str:
     """``p = 0.10`` / ``p = 0.0020`` / ``p < 0.001``: the p-value with its relation sign."""
-    shown = format_p(p_value)
+    shown = format_p(p_value, alpha)
     return f"p {shown}" if shown.startswith("<") else f"p = {shown}"
 
 
 def separable(p_value: float, alpha: float = ALPHA) -> bool:
-    """Two groups are called separable only when p < alpha (0.05)."""
+    """Two groups are called separable only when p < alpha (the plan's ``analysis.alpha``, 0.05 by default)."""
     return p_value < alpha
+
+
+def verdict_text(apart: bool, alpha: float = ALPHA) -> str:
+    """``separable (p < 0.05)`` / ``not separable at this n``: how every comparison words its p."""
+    return f"separable (p < {alpha:g})" if apart else "not separable at this n"
 
 
 def _check_counts(passes: int, n: int) -> None:
