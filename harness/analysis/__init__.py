@@ -3,6 +3,8 @@ comparisons with the control and the baseline; and before a run, what its design
 power and smallest p, α spending)."""
 
 from ._comparisons import Counts, compare, compare_with_baseline, compare_with_control
+from ._design import planned_pairs, review_design
+from ._design_models import DesignFinding, DesignKind, DesignReview, PlannedComparison
 from ._exact import MAX_N, TARGET_POWER, complete_difference_p, n_for_power, n_separable, power, smallest_p
 from ._failure_modes import (
     FAILURE_MODES,
@@ -46,7 +48,8 @@ from ._sweep import ModelEvidence, StageOutcome, SweepFinding, cross_model_findi
 
 __all__ = [
     "ALPHA", "FAILURE_MODES", "MAX_N", "RATE_RULES", "RULES", "SPENDING", "TARGET_POWER", "Z_95",
-    "BaselineComparison", "CallEvidence", "Comparison", "ConversationOutcome", "Counts", "Diagnosis", "FailureMode",
+    "BaselineComparison", "CallEvidence", "Comparison", "ConversationOutcome", "Counts", "DesignFinding", "DesignKind",
+    "DesignReview", "Diagnosis", "FailureMode", "PlannedComparison", "planned_pairs", "review_design",
     "Finding", "FindingsResult", "ModelEvidence", "ModelKind", "PairEvidence", "StageOutcome", "StageStatus",
     "Spending", "SweepFinding", "TrialEvidence", "TurnEvidence",
     "anomaly_verdict", "answer_shape", "classify_failure", "compare", "complete_difference_p", "compare_with_baseline",
