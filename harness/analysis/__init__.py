@@ -1,7 +1,11 @@
 """Analysis of an experiment's outcomes: statistics (X-41, X-52), findings rules (X-40, X-42 … X-44),
-comparisons with the control and the baseline."""
+comparisons with the control and the baseline; and before a run, what its design can show (exact
+power and smallest p, α spending)."""
 
 from ._comparisons import Counts, compare, compare_with_baseline, compare_with_control
+from ._design import planned_pairs, review_design
+from ._design_models import DesignFinding, DesignKind, DesignReview, PlannedComparison
+from ._exact import MAX_N, TARGET_POWER, complete_difference_p, n_for_power, n_separable, power, smallest_p
 from ._failure_modes import (
     FAILURE_MODES,
     CallEvidence,
@@ -27,16 +31,31 @@ from ._models import (
     StageStatus,
 )
 from ._rate_findings import RATE_RULES, derive_rate_findings
-from ._stats import ALPHA, Z_95, fisher_p, format_p, p_text, pass_hat_k, pass_hat_ks, separable, wilson_interval
+from ._spending import SPENDING, Spending, look_alphas, spent
+from ._stats import (
+    ALPHA,
+    Z_95,
+    fisher_p,
+    fisher_p_grid,
+    format_p,
+    p_text,
+    pass_hat_k,
+    pass_hat_ks,
+    separable,
+    wilson_interval,
+)
 from ._sweep_findings import ModelEvidence, StageOutcome, SweepFinding, cross_model_findings
 
 __all__ = [
-    "ALPHA", "FAILURE_MODES", "RATE_RULES", "RULES", "Z_95",
-    "BaselineComparison", "CallEvidence", "Comparison", "ConversationOutcome", "Counts", "Diagnosis", "FailureMode",
+    "ALPHA", "FAILURE_MODES", "MAX_N", "RATE_RULES", "RULES", "SPENDING", "TARGET_POWER", "Z_95",
+    "BaselineComparison", "CallEvidence", "Comparison", "ConversationOutcome", "Counts", "DesignFinding", "DesignKind",
+    "DesignReview", "Diagnosis", "FailureMode", "PlannedComparison", "planned_pairs", "review_design",
     "Finding", "FindingsResult", "ModelEvidence", "ModelKind", "PairEvidence", "StageOutcome", "StageStatus",
-    "SweepFinding", "TrialEvidence", "TurnEvidence",
-    "anomaly_verdict", "answer_shape", "classify_failure", "compare", "compare_with_baseline", "compare_with_control",
+    "Spending", "SweepFinding", "TrialEvidence", "TurnEvidence",
+    "anomaly_verdict", "answer_shape", "classify_failure", "compare", "complete_difference_p", "compare_with_baseline",
+    "compare_with_control",
     "cross_model_findings", "derive_findings", "derive_rate_findings",
-    "echo_source", "fisher_p", "format_p", "mode_counts", "p_text", "pass_hat_k", "pass_shape", "pass_hat_ks",
-    "separable", "wilson_interval",
+    "echo_source", "fisher_p", "fisher_p_grid", "format_p", "look_alphas", "mode_counts", "n_for_power",
+    "n_separable", "p_text", "pass_hat_k", "pass_shape", "pass_hat_ks", "power", "separable", "smallest_p", "spent",
+    "wilson_interval",
 ]

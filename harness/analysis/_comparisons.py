@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ._models import BaselineComparison, Comparison, ConversationOutcome
-from ._stats import fisher_p, p_text, separable, wilson_interval
+from ._stats import ALPHA, fisher_p, p_text, separable, verdict_text, wilson_interval
 
 Counts = tuple[int, int]
 """(passes, n): trials with a verdict only; error and skipped trials are not in n."""
@@ -15,8 +15,10 @@ def _rate(group: str, counts: Counts, interval: tuple[float, float]) -> str:
     return f"{group} {counts[0]}/{counts[1]} (Wilson 95% {interval[0]:.2f}–{interval[1]:.2f})"
 
 
-def compare(stage: str, group: str, group_counts: Counts, control: str, control_counts: Counts) -> Comparison:
-    """One group against the control in one stage: n, Wilson intervals, two-sided Fisher p (X-41)."""
+def compare(stage: str, group: str, group_counts: Counts, control: str, control_counts: Counts,
+            alpha: float = ALPHA) -> Comparison:
+    """One group against the control in one stage: n, Wilson intervals, two-sided Fisher p (X-41), separable
+    when p < ``alpha`` (the plan's ``analysis.alpha``)."""
     (gp, gn), (cp, cn) = group_counts, control_counts
     if gn == 0 or cn == 0:
         missing = group if gn == 0 else control
@@ -29,18 +31,19 @@ def compare(stage: str, group: str, group_counts: Counts, control: str, control_
         )
     gw, cw = wilson_interval(gp, gn), wilson_interval(cp, cn)
     p = fisher_p(gp, gn, cp, cn)
-    apart = separable(p)
-    verdict = "separable (p < 0.05)" if apart else "not separable at this n"
+    apart = separable(p, alpha)
+    verdict = verdict_text(apart, alpha)
     return Comparison(
         stage=stage, group=group, control=control, groupPasses=gp, groupN=gn, controlPasses=cp, controlN=cn,
         groupWilson95=gw, controlWilson95=cw, fisherP=p, separable=apart,
         statement=f"{stage}: {_rate(group, (gp, gn), gw)} vs {_rate(control, (cp, cn), cw)}, "
-        f"Fisher {p_text(p)}: {verdict}.",
+        f"Fisher {p_text(p, alpha)}: {verdict}.",
     )
 
 
 def compare_with_control(
-    counts: Mapping[str, Mapping[str, Counts]], control: str, stages: Sequence[str], groups: Sequence[str]
+    counts: Mapping[str, Mapping[str, Counts]], control: str, stages: Sequence[str], groups: Sequence[str],
+    alpha: float = ALPHA,
 ) -> list[Comparison]:
     """Every group (other than the control) against the control, per stage both took part in."""
     out = []
@@ -50,7 +53,7 @@ def compare_with_control(
         for group in groups:
             if group == control or stage not in counts.get(group, {}):
                 continue
-            out.append(compare(stage, group, counts[group][stage], control, counts[control][stage]))
+            out.append(compare(stage, group, counts[group][stage], control, counts[control][stage], alpha))
     return out
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ._models import PairEvidence
-from ._stats import fisher_p, p_text, separable
+from ._stats import ALPHA, fisher_p, p_text, separable, verdict_text
 
 Counts = tuple[int, int]
 """(passes, n) over the trials with a verdict."""
@@ -24,43 +24,46 @@ def rate(group: str, counts: Counts) -> str:
     return f"{group} {counts[0]}/{counts[1]}"
 
 
-def comparison(stage: str, group: str, other: str, counts: CountsByGroup) -> PairEvidence | None:
+def comparison(stage: str, group: str, other: str, counts: CountsByGroup, alpha: float = ALPHA) -> PairEvidence | None:
     """``group`` against ``other`` in one stage; None unless both have a trial with a verdict there."""
     mine, theirs = counts.get(group, {}).get(stage), counts.get(other, {}).get(stage)
     if mine is None or theirs is None or mine[1] == 0 or theirs[1] == 0:
         return None
     p = fisher_p(mine[0], mine[1], theirs[0], theirs[1])
     return PairEvidence(stage=stage, group=group, passes=mine[0], n=mine[1], other=other, otherPasses=theirs[0],
-                        otherN=theirs[1], fisherP=p, separable=separable(p))
+                        otherN=theirs[1], fisherP=p, separable=separable(p, alpha))
 
 
-def comparisons(stages: Sequence[str], pairs: Sequence[tuple[str, str]], counts: CountsByGroup) -> list[PairEvidence]:
+def comparisons(stages: Sequence[str], pairs: Sequence[tuple[str, str]], counts: CountsByGroup,
+                alpha: float = ALPHA) -> list[PairEvidence]:
     """Every pair in every stage where both groups have a verdict, stage by stage."""
-    return [c for stage in stages for g, o in pairs if (c := comparison(stage, g, o, counts)) is not None]
+    return [c for stage in stages for g, o in pairs if (c := comparison(stage, g, o, counts, alpha)) is not None]
 
 
-def pair_text(c: PairEvidence) -> str:
+def pair_text(c: PairEvidence, alpha: float = ALPHA) -> str:
     """``A 0/3 vs B 3/3, Fisher p = 0.10, not separable at this n``."""
-    verdict = "separable (p < 0.05)" if c.separable else "not separable at this n"
-    return f"{c.group} {c.passes}/{c.n} vs {c.other} {c.otherPasses}/{c.otherN}, Fisher {p_text(c.fisherP)}, {verdict}"
+    return (f"{c.group} {c.passes}/{c.n} vs {c.other} {c.otherPasses}/{c.otherN}, Fisher {p_text(c.fisherP, alpha)}, "
+            f"{verdict_text(c.separable, alpha)}")
 
 
-def pair(stage: str, group: str, other: str, counts: CountsByGroup) -> str | None:
+def pair(stage: str, group: str, other: str, counts: CountsByGroup, alpha: float = ALPHA) -> str | None:
     """``A 0/3 vs B 3/3, Fisher p = 0.10, not separable at this n``; None unless both have a verdict there."""
-    c = comparison(stage, group, other, counts)
-    return None if c is None else pair_text(c)
+    c = comparison(stage, group, other, counts, alpha)
+    return None if c is None else pair_text(c, alpha)
 
 
-def clauses(stages: Sequence[str], pairs: Sequence[tuple[str, str]], counts: CountsByGroup) -> list[str]:
+def clauses(stages: Sequence[str], pairs: Sequence[tuple[str, str]], counts: CountsByGroup,
+            alpha: float = ALPHA) -> list[str]:
     """Per stage in which some pair has both groups with a verdict: ``stage: pair; pair``."""
-    found = comparisons(stages, pairs, counts)
-    return [f"{stage}: " + "; ".join(pair_text(c) for c in found if c.stage == stage)
+    found = comparisons(stages, pairs, counts, alpha)
+    return [f"{stage}: " + "; ".join(pair_text(c, alpha) for c in found if c.stage == stage)
             for stage in stages if any(c.stage == stage for c in found)]
 
 
-def evidence_text(stages: Sequence[str], pairs: Sequence[tuple[str, str]], counts: CountsByGroup) -> str:
+def evidence_text(stages: Sequence[str], pairs: Sequence[tuple[str, str]], counts: CountsByGroup,
+                  alpha: float = ALPHA) -> str:
     """`` (rests on: …)`` for a finding's sentence; stages where a group has no verdict are left out."""
-    found = clauses(stages, pairs, counts)
+    found = clauses(stages, pairs, counts, alpha)
     if not found:
         names = sorted({g for p in pairs for g in p})
         return f" (no stage in which {', '.join(names)} all have trials with a verdict: no Fisher p)"
@@ -68,35 +71,35 @@ def evidence_text(stages: Sequence[str], pairs: Sequence[tuple[str, str]], count
 
 
 def lower(c: PairEvidence) -> bool:
-    """Is ``c.group`` separably below ``c.other`` (p < 0.05, and its pass rate the lower)?"""
+    """Is ``c.group`` separably below ``c.other`` (p < alpha, and its pass rate the lower)?"""
     return c.separable and c.passes * c.otherN < c.otherPasses * c.n
 
 
 def unshown(stages: Sequence[str], pairs: Sequence[tuple[str, str]], counts: CountsByGroup,
-            samples: CountsByGroup | None = None) -> list[tuple[str, str]]:
+            samples: CountsByGroup | None = None, alpha: float = ALPHA) -> list[tuple[str, str]]:
     """The pairs (worse, better) whose difference no stage shows: in no stage where both have a verdict is
     the first separably below the second, on the counts and, given ``samples`` (the independent samples
     behind them, at most the distinct answers), on those too. Empty: every claimed difference is shown."""
     def shown(g: str, o: str, stage: str) -> bool:
-        c = comparison(stage, g, o, counts)
+        c = comparison(stage, g, o, counts, alpha)
         if c is None or not lower(c):
             return False
-        e = None if samples is None else comparison(stage, g, o, samples)
+        e = None if samples is None else comparison(stage, g, o, samples, alpha)
         return samples is None or (e is not None and lower(e))
 
     return [(g, o) for g, o in pairs if not any(shown(g, o, s) for s in stages)]
 
 
 def dependence_text(stages: Sequence[str], pairs: Sequence[tuple[str, str]], counts: CountsByGroup,
-                    samples: CountsByGroup) -> str:
+                    samples: CountsByGroup, alpha: float = ALPHA) -> str:
     """``simple: A 0/4 vs B 4/4 are at most A 0/1 vs B 1/1 independent samples, Fisher p = 1.0``: for each
     pair separable on its counts but not on its independent samples (identical repeats)."""
     out = []
     for stage in stages:
         for g, o in pairs:
-            c, e = comparison(stage, g, o, counts), comparison(stage, g, o, samples)
+            c, e = comparison(stage, g, o, counts, alpha), comparison(stage, g, o, samples, alpha)
             if c is not None and lower(c) and e is not None and not lower(e):
                 out.append(f"{stage}: {c.group} {c.passes}/{c.n} vs {c.other} {c.otherPasses}/{c.otherN} are at "
                            f"most {e.group} {e.passes}/{e.n} vs {e.other} {e.otherPasses}/{e.otherN} independent "
-                           f"samples, Fisher {p_text(e.fisherP)}")
+                           f"samples, Fisher {p_text(e.fisherP, alpha)}")
     return "; ".join(out)

@@ -1,19 +1,19 @@
 """The findings rules of X-40 (``placement-v3``), plus the caveats of X-42, X-44 and P-91.
 
-A pure function of the groups' outcomes and counts in the anomaly stages. Every sentence names the
-n and the two-sided Fisher p it rests on (``_evidence``) and words its claim by them (X-41): a rule's
+A pure function of the groups' outcomes and counts in the anomaly stages. Every sentence names the n
+and the two-sided Fisher p it rests on (``_evidence``) and words its claim by them (X-41): a rule's
 reading ("the trailing assistant placement is implicated") is stated only when every difference it
-claims is separable (p < 0.05); otherwise the sentence says what happened in these trials and that
-it is consistent with the reading, not shown at this n (``Finding.shown``); repeats that are one
-sample repeated (identical answers at temperature 0) count as the distinct answers they are. The
-sentinel sentence is made only for stages in which the sentinel has a verdict and the control
-passed, otherwise it says the sentinel's result is not interpretable; a stage without any trial
-with a verdict is never described as passed or failed. F(g) means "g failed an anomaly stage"
-(status ``failed``). ``inconclusive``, ``not_reached`` and ``skipped`` are *not* failures: such a
-group has no verdict. When a rule's premises involve a group without a verdict, the rule is
-evaluated for every possible verdict of those groups; it fires only if all of them lead to the same
-rule (and the finding names what limited it), otherwise the finding is ``inconclusive`` and lists
-the candidates.
+claims is separable (p < α, the plan's ``analysis.alpha``, 0.05 by default); otherwise the sentence
+says what happened in these trials and that it is consistent with the reading, not shown at this n
+(``Finding.shown``); repeats that are one sample repeated (identical answers at temperature 0) count
+as the distinct answers they are. The sentinel sentence is made only for stages in which the
+sentinel has a verdict and the control passed, otherwise it says the sentinel's result is not
+interpretable; a stage without any trial with a verdict is never described as passed or failed. F(g)
+means "g failed an anomaly stage" (status ``failed``). ``inconclusive``, ``not_reached`` and
+``skipped`` are *not* failures: such a group has no verdict. When a rule's premises involve a group
+without a verdict, the rule is evaluated for every possible verdict of those groups; it fires only
+if all of them lead to the same rule (and the finding names what limited it), otherwise the finding
+is ``inconclusive`` and lists the candidates.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from harness.plan import FindingsSpec
 from ._evidence import CountsByGroup, comparisons, dependence_text, evidence_text, rate, unshown
 from ._models import Finding, FindingsResult, ModelKind, PairEvidence, StageStatus
 from ._readings import reading
+from ._stats import ALPHA
 
 Verdict = Literal["failed", "passed", "unknown"]
 RULES = "placement-v3"
@@ -58,8 +59,9 @@ def _placement_rule(fa: bool, fb: bool, fc: bool, fv2: bool) -> str:
 
 class _Context:
     def __init__(self, spec: FindingsSpec, outcomes: Mapping[str, Mapping[str, StageStatus]],
-                 counts: CountsByGroup, samples: CountsByGroup | None = None) -> None:
+                 counts: CountsByGroup, samples: CountsByGroup | None = None, alpha: float = ALPHA) -> None:
         self.spec = spec
+        self.alpha = alpha
         self.counts = counts
         self.samples = samples
         self.stages = list(spec.anomalyStages)
@@ -76,7 +78,10 @@ class _Context:
                                        else f"{s} {st} (n = 0)" for s, st in statuses.items())
 
     def evidence(self, pairs: Sequence[tuple[str, str]], stages: Sequence[str] | None = None) -> str:
-        return evidence_text(self.stages if stages is None else stages, pairs, self.counts)
+        return evidence_text(self.stages if stages is None else stages, pairs, self.counts, self.alpha)
+
+    def rests(self, pairs: Sequence[tuple[str, str]], stages: Sequence[str] | None = None) -> list[PairEvidence]:
+        return comparisons(self.stages if stages is None else stages, pairs, self.counts, self.alpha)
 
     def rates(self, groups: Sequence[str]) -> str:
         """``simple: A 3/3, B 3/3 | tool_continuation: …``: the n of each group in each stage it has a verdict."""
@@ -103,10 +108,10 @@ class _Context:
     def not_shown(self, pairs: Sequence[tuple[str, str]], stages: Sequence[str] | None = None) -> str | None:
         """None when every claimed difference is shown; else why not, as the end of a sentence."""
         stages = self.stages if stages is None else stages
-        missing = unshown(stages, pairs, self.counts, self.samples)
+        missing = unshown(stages, pairs, self.counts, self.samples, self.alpha)
         if not missing:
             return None
-        raw = unshown(stages, pairs, self.counts)
+        raw = unshown(stages, pairs, self.counts, alpha=self.alpha)
         apart = [f"{g} vs {o}" for g, o in pairs if (g, o) not in missing]
         why = "not shown at this n" if raw else "not shown"
         if apart:
@@ -114,7 +119,7 @@ class _Context:
         repeated = [p for p in missing if p not in raw]
         if repeated and self.samples is not None:
             why += (f"{'; and' if raw else ':'} identical repeats are one sample repeated ("
-                    + dependence_text(stages, repeated, self.counts, self.samples) + ")")
+                    + dependence_text(stages, repeated, self.counts, self.samples, self.alpha) + ")")
         return why
 
 
@@ -154,19 +159,19 @@ def _texts(rule: str, ctx: _Context, failed: Sequence[str]) -> tuple[str, str, l
                 "read as a setup or model problem (X-40). No placement conclusion is drawn.",
                 "Anything about the position, role or prompt of the state block: with the control failing, "
                 "the other groups' outcomes cannot be attributed to placement.",
-                comparisons(stages, [(v1, a)], ctx.counts), None)
+                ctx.rests([(v1, a)], stages), None)
     if rule == "control-inconclusive":
         return (f"The control {v1} reached no verdict ({ctx.describe(v1)}){ctx.evidence([(v1, a)])}: a setup or "
                 "model problem cannot be excluded, so no placement conclusion is drawn.",
                 "Anything about placement; rerun once the control completes the anomaly stages.",
-                comparisons(ctx.stages, [(v1, a)], ctx.counts), None)
+                ctx.rests([(v1, a)]), None)
     if rule == "not-reproduced":
         return (f"In these trials no group failed the anomaly stages, {v2} included ({ctx.rates([a, b, c, v2, v1])}): "
                 "the anomaly did not reproduce at all; the experiment is inconclusive.",
                 "That any placement is safe or that the original failure is fixed: it did not occur in these trials.",
                 [], None)
     r = reading(rule, ctx.spec, ctx.failed_in, failed)
-    ev, rests = ctx.evidence(r.pairs), comparisons(ctx.stages, r.pairs, ctx.counts)
+    ev, rests = ctx.evidence(r.pairs), ctx.rests(r.pairs)
     why = ctx.not_shown(r.pairs)
     if why is None:
         return f"{r.happened[:1].upper()}{r.happened[1:]}{ev}: {r.shown}.", r.not_shown, rests, True
@@ -193,7 +198,7 @@ def _placement_finding(ctx: _Context) -> tuple[str, str, str, list[str], list[Pa
         + " / ".join(sorted(candidates)) + ctx.evidence(pairs) + "."
     )
     return "inconclusive", statement, "Any placement conclusion until those groups complete the anomaly stages.", \
-        limited, comparisons(ctx.stages, pairs, ctx.counts), None
+        limited, ctx.rests(pairs), None
 
 
 def derive_findings(
@@ -205,14 +210,16 @@ def derive_findings(
     model_kind: ModelKind,
     baseline_maintenance_ran: bool | None = None,
     samples: CountsByGroup | None = None,
+    alpha: float = ALPHA,
 ) -> FindingsResult:
     """Findings and caveats from group → stage → status and (passes, n) (X-40, X-42, X-44, P-91).
 
     ``samples``: group → stage → the independent samples behind (passes, n), at most the distinct
     passing and failing answers, for repeats that are not independent draws (temperature 0: identical
     repeats are one sample repeated); a difference is shown only if separable on those too. None: the
-    repeats are taken as independent."""
-    ctx = _Context(spec, outcomes, counts, samples)
+    repeats are taken as independent. ``alpha``: the plan's ``analysis.alpha``; a difference is separable
+    when p < alpha."""
+    ctx = _Context(spec, outcomes, counts, samples, alpha)
     v1 = spec.controlGroup
     if ctx.verdict[v1] == "failed":
         rule, limited = "control-failed", []

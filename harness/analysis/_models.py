@@ -45,7 +45,8 @@ class Finding(_Out):
         default_factory=list, description="The comparisons the rule's reading rests on, per anomaly stage in which "
                                           "both groups have a verdict (empty: no comparison could be made).")
     shown: bool | None = Field(
-        None, description="true: every difference the reading claims is separable (p < 0.05), and the statement "
+        None, description="true: every difference the reading claims is separable (p < the plan's alpha), and the "
+                          "statement "
                           "states the reading; false: some is not, and the statement says what happened in these "
                           "trials and that it is consistent with the reading, not shown at this n; null: the rule "
                           "claims no difference (control failed, nothing failed, no verdict).")

@@ -9,10 +9,11 @@ per anomaly stage, each sentence with its counts, Wilson intervals and two-sided
   so rarely that its Wilson upper bound is below one half (``control-weak``), the model cannot do
   the task reliably and no placement conclusion is drawn;
 - otherwise B (state before the history) and C (state as a user message) are each compared with A
-  (the trailing assistant state): separable only at p < 0.05, in either direction. Both better than
-  A: ``trailing-assistant-worse``; only B: ``position-helps``; only C: ``role-helps``; either worse
-  than A: ``placement-worse-than-control``; neither separable: ``no-separable-difference``.
-- the sentinel (v2, the original mapping) is compared with the control v1: below it at p < 0.05 is
+  (the trailing assistant state): separable only at p < α (``analysis.alpha``, 0.05 by default), in
+  either direction. Both better than A: ``trailing-assistant-worse``; only B: ``position-helps``; only
+  C: ``role-helps``; either worse than A: ``placement-worse-than-control``; neither separable:
+  ``no-separable-difference``.
+- the sentinel (v2, the original mapping) is compared with the control v1: below it at p < α is
   the anomaly reproduced (``sentinelReproduced``), otherwise not shown at this n.
 
 Every claimed difference is separable, so a rule that claims one is ``shown``; every comparison
@@ -28,7 +29,7 @@ from harness.plan import FindingsSpec
 
 from ._evidence import comparison
 from ._models import Finding, FindingsResult, ModelKind, StageStatus
-from ._stats import fisher_p, p_text, separable, wilson_interval
+from ._stats import ALPHA, fisher_p, p_text, separable, verdict_text, wilson_interval
 
 RATE_RULES = "placement-rates"
 Counts = tuple[int, int]
@@ -41,17 +42,18 @@ def _rate(group: str, counts: Counts | None) -> str:
     return f"{group} {counts[0]}/{counts[1]} (Wilson {low:.2f}–{high:.2f})"
 
 
-def _versus(group: str, mine: Counts | None, control: str, theirs: Counts | None) -> tuple[str, str]:
+def _versus(group: str, mine: Counts | None, control: str, theirs: Counts | None,
+            alpha: float = ALPHA) -> tuple[str, str]:
     """(``better`` / ``worse`` / ``same`` / ``unknown``, the sentence part with p)."""
     if not mine or not theirs or mine[1] == 0 or theirs[1] == 0:
         return "unknown", f"{group} vs {control}: not compared (a side has no trial with a verdict)"
     p = fisher_p(mine[0], mine[1], theirs[0], theirs[1])
     rates = f"{group} {mine[0]}/{mine[1]} vs {control} {theirs[0]}/{theirs[1]}"
-    if not separable(p):
-        return "same", f"{rates}: Fisher {p_text(p)}, not separable at this n"
+    if not separable(p, alpha):
+        return "same", f"{rates}: Fisher {p_text(p, alpha)}, {verdict_text(False)}"
     better = mine[0] / mine[1] > theirs[0] / theirs[1]
-    return ("better" if better else "worse"), \
-        f"{rates}: Fisher {p_text(p)}, separable (p < 0.05), {group} {'above' if better else 'below'} {control}"
+    return ("better" if better else "worse"), (f"{rates}: Fisher {p_text(p, alpha)}, {verdict_text(True, alpha)}, "
+                                               f"{group} {'above' if better else 'below'} {control}")
 
 
 _RULES: dict[tuple[str, str], str] = {
@@ -63,12 +65,12 @@ _RULES: dict[tuple[str, str], str] = {
 
 
 def _stage_finding(spec: FindingsSpec, stage: str, counts: Mapping[str, Mapping[str, Counts]],
-                   outcomes: Mapping[str, Mapping[str, StageStatus]]) -> Finding:
+                   outcomes: Mapping[str, Mapping[str, StageStatus]], alpha: float = ALPHA) -> Finding:
     a, b, c, v1, v2 = spec.placementControl, spec.positionGroup, spec.roleGroup, spec.controlGroup, spec.sentinelGroup
     got = {g: counts.get(g, {}).get(stage) for g in (a, b, c, v2, v1)}
     rates = ", ".join(_rate(g, got[g]) for g in (a, b, c, v2, v1))
     basis = {g: {stage: outcomes[g][stage]} for g in (a, b, c, v2, v1) if stage in outcomes.get(g, {})}
-    sentinel, sentinel_text = _versus(v2, got[v2], v1, got[v1])
+    sentinel, sentinel_text = _versus(v2, got[v2], v1, got[v1], alpha)
     reproduced = {"worse": True, "better": False, "same": False}.get(sentinel)
     sentinel_statement = (f"Sentinel: {sentinel_text}; " + (
         "the original unified@2 mapping fails more often than the control: the anomaly reproduced." if reproduced
@@ -88,8 +90,8 @@ def _stage_finding(spec: FindingsSpec, stage: str, counts: Mapping[str, Mapping[
                      "between placements are not attributed to placement.")
         not_shown = "That placement matters or does not matter for this model; try a stronger model or an easier task."
     else:
-        vb, tb = _versus(b, got[b], a, got[a])
-        vc, tc = _versus(c, got[c], a, got[a])
+        vb, tb = _versus(b, got[b], a, got[a], alpha)
+        vc, tc = _versus(c, got[c], a, got[a], alpha)
         worse = [g for g, v in ((b, vb), (c, vc)) if v == "worse"]
         if "unknown" in (vb, vc):
             rule = "inconclusive"
@@ -110,7 +112,7 @@ def _stage_finding(spec: FindingsSpec, stage: str, counts: Mapping[str, Mapping[
         statement = f"{stage}: {why} ({tb}; {tc})."
         not_shown = (f"Why the placements differ (read the failure modes and transcripts), or {beyond}; a "
                      "difference that is not separable is not shown to be absent.")
-    rests = [e for g in (b, c) if (e := comparison(stage, g, a, counts)) is not None]
+    rests = [e for g in (b, c) if (e := comparison(stage, g, a, counts, alpha)) is not None]
     claims = rule in ("trailing-assistant-worse", "position-helps", "role-helps", "placement-worse-than-control")
     return Finding(rule=f"{RATE_RULES}/{rule}", statement=f"{statement} Pass rates: {rates}.", doesNotShow=not_shown,
                    basis=basis, sentinelReproduced=reproduced, sentinelStatement=sentinel_statement,
@@ -119,10 +121,11 @@ def _stage_finding(spec: FindingsSpec, stage: str, counts: Mapping[str, Mapping[
 
 def derive_rate_findings(spec: FindingsSpec, counts: Mapping[str, Mapping[str, Counts]],
                          outcomes: Mapping[str, Mapping[str, StageStatus]], *, model_kind: ModelKind,
-                         maintenance_ran: bool) -> FindingsResult:
-    """One finding per anomaly stage that any group ran, plus the X-42 / X-44 caveats."""
+                         maintenance_ran: bool, alpha: float = ALPHA) -> FindingsResult:
+    """One finding per anomaly stage that any group ran, plus the X-42 / X-44 caveats; ``alpha``: the plan's
+    ``analysis.alpha`` (separable when p < alpha)."""
     stages = [s for s in spec.anomalyStages if any(s in per for per in outcomes.values())]
-    findings = [_stage_finding(spec, s, counts, outcomes) for s in stages]
+    findings = [_stage_finding(spec, s, counts, outcomes, alpha) for s in stages]
     caveats = ["placement-rates: stages are compared by pass rate (Fisher's exact test on passes / n), not by "
                "pass^k; a stage's 'failed' status only means at least one of its trials failed."]
     if model_kind == "scripted":

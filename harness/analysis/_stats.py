@@ -7,7 +7,11 @@ separable at this n". Reports must say so instead of ranking groups by raw pass 
 
 from __future__ import annotations
 
+from functools import lru_cache
 from math import comb, sqrt
+
+import numpy as np
+from numpy.typing import NDArray
 
 Z_95 = 1.959963984540054
 """The 97.5th percentile of the standard normal distribution."""
@@ -52,27 +56,63 @@ def fisher_p(passes_a: int, n_a: int, passes_b: int, n_b: int) -> float:
     return float(fisher_exact(table, alternative="two-sided").pvalue)
 
 
-def format_p(p_value: float) -> str:
+_TIE = 1e-14
+"""Relative tolerance within which two table probabilities count as equal (scipy's ``fisher_exact``)."""
+
+
+@lru_cache(maxsize=64)
+def fisher_p_grid(n_a: int, n_b: int) -> NDArray[np.float64]:
+    """``fisher_p(x_a, n_a, x_b, n_b)`` for every outcome at once: entry ``[x_a, x_b]`` (read-only).
+
+    The same two-sided rule as ``fisher_p`` (scipy's ``fisher_exact``): given the margins, the p of a
+    table is the summed hypergeometric probability of every table no more probable than it (within a
+    relative 1e-14), capped at 1, and 1 for the most probable table. Enumerating a design's outcomes
+    with ``fisher_p`` one table at a time costs a millisecond each (40,000 tables at n = 200); this is
+    one sort per column total, and the tests hold it equal to ``fisher_p`` table by table."""
+    _check_counts(0, n_a)
+    _check_counts(0, n_b)
+    from scipy.stats import hypergeom
+
+    total = n_a + n_b
+    xs = np.arange(n_a + 1)
+    table = hypergeom.pmf(xs[:, None], total, n_a, np.arange(total + 1)[None, :])  # [x_a, s]: s passes in all
+    grid = np.ones((n_a + 1, n_b + 1))
+    for s in range(total + 1):
+        x = xs[max(0, s - n_b):min(n_a, s) + 1]
+        pmf = table[x, s]
+        ordered = np.sort(pmf)
+        below = np.cumsum(ordered)[np.searchsorted(ordered, pmf * (1 + _TIE), side="right") - 1]
+        grid[x, s - x] = np.where(pmf >= pmf.max() * (1 - _TIE), 1.0, np.minimum(below, 1.0))
+    grid.setflags(write=False)
+    return grid
+
+
+def format_p(p_value: float, alpha: float = ALPHA) -> str:
     """A p-value as every report prints it: two significant digits ("0.10", "0.048", "0.0020"), "< 0.001"
-    below 0.001, and never rounded across ``ALPHA`` (0.0496 prints as "0.0496", not "0.050")."""
+    below 0.001, and never rounded across ``alpha`` (0.0496 prints as "0.0496", not "0.050")."""
     if p_value < 0.001:
         return "< 0.001"
     for digits in (2, 3, 4):
         text = f"{p_value:#.{digits}g}"
-        if separable(float(text)) == separable(p_value):
+        if separable(float(text), alpha) == separable(p_value, alpha):
             return text
     return text
 
 
-def p_text(p_value: float) -> str:
+def p_text(p_value: float, alpha: float = ALPHA) -> str:
     """``p = 0.10`` / ``p = 0.0020`` / ``p < 0.001``: the p-value with its relation sign."""
-    shown = format_p(p_value)
+    shown = format_p(p_value, alpha)
     return f"p {shown}" if shown.startswith("<") else f"p = {shown}"
 
 
 def separable(p_value: float, alpha: float = ALPHA) -> bool:
-    """Two groups are called separable only when p < alpha (0.05)."""
+    """Two groups are called separable only when p < alpha (the plan's ``analysis.alpha``, 0.05 by default)."""
     return p_value < alpha
+
+
+def verdict_text(apart: bool, alpha: float = ALPHA) -> str:
+    """``separable (p < 0.05)`` / ``not separable at this n``: how every comparison words its p."""
+    return f"separable (p < {alpha:g})" if apart else "not separable at this n"
 
 
 def _check_counts(passes: int, n: int) -> None:

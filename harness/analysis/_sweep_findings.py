@@ -22,7 +22,7 @@ from harness.plan import FindingsSpec
 from ._comparisons import compare
 from ._evidence import pair_text
 from ._models import Finding, StageStatus
-from ._stats import p_text, wilson_interval
+from ._stats import ALPHA, p_text, verdict_text, wilson_interval
 
 RULES = "sweep"
 NOT_POOLED = ("Each model is a separate experiment with its own n; trials are never added up across models, "
@@ -78,7 +78,8 @@ def _comparator(spec: FindingsSpec, group: str) -> str:
     return spec.placementControl if group == spec.controlGroup else spec.controlGroup
 
 
-def evidence(model: str, outcomes: ModelOutcomes, group: str, stage: str, comparator: str) -> ModelEvidence:
+def evidence(model: str, outcomes: ModelOutcomes, group: str, stage: str, comparator: str,
+             alpha: float = ALPHA) -> ModelEvidence:
     mine = outcomes.get(group, {}).get(stage)
     other = outcomes.get(comparator, {}).get(stage)
     base = {"model": model, "comparator": comparator, "status": mine.status if mine else None,
@@ -95,10 +96,10 @@ def evidence(model: str, outcomes: ModelOutcomes, group: str, stage: str, compar
                f"{comparator} did not take part" if other is None else f"{group} has no trial with a verdict")
         return ModelEvidence(**base, **counts, comparatorPasses=other.passes if other else 0,
                              comparatorN=other.n if other else 0, clause=f"{head}; not compared: {why}")
-    c = compare(stage, group, (mine.passes, mine.n), comparator, (other.passes, other.n))
+    c = compare(stage, group, (mine.passes, mine.n), comparator, (other.passes, other.n), alpha)
     assert c.fisherP is not None
-    verdict = "separable (p < 0.05)" if c.separable else "not separable at this n"
-    clause = f"{head} vs {comparator} {other.passes}/{other.n}, Fisher {p_text(c.fisherP)}, {verdict}"
+    verdict = verdict_text(bool(c.separable), alpha)
+    clause = f"{head} vs {comparator} {other.passes}/{other.n}, Fisher {p_text(c.fisherP, alpha)}, {verdict}"
     if other.status == "failed":
         clause += f" ({comparator} failed too on this model: a setup or model problem, no placement reading)"
     return ModelEvidence(**base, **counts, comparatorPasses=other.passes, comparatorN=other.n, fisherP=c.fisherP,
@@ -116,9 +117,9 @@ def _counts(outcomes: ModelOutcomes, groups: Sequence[str], stage: str) -> str:
 
 
 def _group_finding(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], group: str,
-                   stage: str) -> SweepFinding | None:
+                   stage: str, alpha: float) -> SweepFinding | None:
     comparator = _comparator(spec, group)
-    rows = [evidence(m, o, group, stage, comparator) for m, o in per_model.items()]
+    rows = [evidence(m, o, group, stage, comparator, alpha) for m, o in per_model.items()]
     failed = [r for r in rows if r.status == "failed"]
     if not failed:
         return None
@@ -133,7 +134,7 @@ def _group_finding(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], g
         statement += " No verdict on " + "; ".join(
             f"{r.model} ({stage} {r.status or 'not run'}, n = {r.n})" for r in other) + "."
     unseparated = all(r.separable is not True for r in failed)
-    limits = (f"With these n no per-model comparison of {group} with {comparator} is separable (p ≥ 0.05): "
+    limits = (f"With these n no per-model comparison of {group} with {comparator} is separable (p ≥ {alpha:g}): "
               "each failure is an observation, not a demonstrated difference. ") if unseparated else ""
     return SweepFinding(
         rule=f"{RULES}/{'failed-on-every-model' if every else 'failed-on-some-models'}", stage=stage, group=group,
@@ -143,7 +144,7 @@ def _group_finding(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], g
 
 
 def _stage_finding(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], groups: Sequence[str],
-                   stage: str) -> SweepFinding:
+                   stage: str, alpha: float) -> SweepFinding:
     parts, evidence_rows = [], []
     clean: list[tuple[str, str]] = []
     undecided: list[tuple[str, str]] = []
@@ -151,7 +152,7 @@ def _stage_finding(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], g
         failed = [g for g in groups if (o := outcomes.get(g, {}).get(stage)) is not None and o.status == "failed"]
         taken = [g for g in groups if stage in outcomes.get(g, {})]
         if failed:
-            rows = [evidence(model, outcomes, g, stage, _comparator(spec, g)) for g in failed]
+            rows = [evidence(model, outcomes, g, stage, _comparator(spec, g), alpha) for g in failed]
             evidence_rows += rows
             parts.append(f"on {model} {', '.join(failed)} failed (" + "; ".join(r.clause for r in rows) + ")")
         elif taken and all(outcomes[g][stage].status == "passed" for g in taken):
@@ -180,7 +181,7 @@ def _reading(finding: Finding) -> str:
 
 
 def _model_rules(model: str, findings: Sequence[Finding], outcomes: ModelOutcomes, groups: Sequence[str],
-                 stages: Sequence[str]) -> str:
+                 stages: Sequence[str], alpha: float) -> str:
     """``M: trailing-assistant-implicated, not shown at this n (simple: A 0/3 vs B 3/3, Fisher p = 0.10, …)``:
     each of the model's findings with the comparisons (or, comparing nothing, the counts) it rests on."""
     if not findings:
@@ -188,7 +189,7 @@ def _model_rules(model: str, findings: Sequence[Finding], outcomes: ModelOutcome
     parts = []
     for f in findings:
         if f.restsOn:
-            rests = "; ".join(f"{c.stage}: {pair_text(c)}" for c in f.restsOn)
+            rests = "; ".join(f"{c.stage}: {pair_text(c, alpha)}" for c in f.restsOn)
         else:
             rests = " | ".join(f"{s}: {_counts(outcomes, groups, s)}" for s in stages
                                if any(s in o for o in outcomes.values()))
@@ -197,7 +198,7 @@ def _model_rules(model: str, findings: Sequence[Finding], outcomes: ModelOutcome
 
 
 def _rules_finding(findings: Mapping[str, Sequence[Finding]], per_model: Mapping[str, ModelOutcomes],
-                   groups: Sequence[str], stages: Sequence[str]) -> SweepFinding:
+                   groups: Sequence[str], stages: Sequence[str], alpha: float) -> SweepFinding:
     named = {m: tuple(f.rule.split("/")[-1] for f in fs) or ("none",) for m, fs in findings.items()}
     distinct = set(named.values())
     if len(named) == 1:  # one model ran: nothing to agree or differ with
@@ -210,22 +211,22 @@ def _rules_finding(findings: Mapping[str, Sequence[Finding]], per_model: Mapping
     return SweepFinding(
         rule=f"{RULES}/placement-rules", stage=", ".join(stages),
         statement="Within-model placement findings (X-40), each on that model's own trials: "
-        + " | ".join(_model_rules(m, fs, per_model.get(m, {}), anomaly, stages) for m, fs in findings.items())
+        + " | ".join(_model_rules(m, fs, per_model.get(m, {}), anomaly, stages, alpha) for m, fs in findings.items())
         + f". {agreement[:1].upper()}{agreement[1:]}.",
         doesNotShow="A placement effect that holds across models: agreement between a few models is not "
         "evidence about others, and disagreement may be chance at these n. " + NOT_POOLED)
 
 
 def cross_model_findings(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], groups: Sequence[str],
-                         findings: Mapping[str, Sequence[Finding]]) -> list[SweepFinding]:
+                         findings: Mapping[str, Sequence[Finding]], alpha: float = ALPHA) -> list[SweepFinding]:
     """Per anomaly stage: what failed on which model, then each group that failed somewhere; last,
     the within-model findings side by side. ``groups`` in plan order; ``findings``: model → its report's
-    findings (each with the comparisons it rests on)."""
+    findings (each with the comparisons it rests on); ``alpha``: the plan's ``analysis.alpha``."""
     out: list[SweepFinding] = []
     stages = [s for s in spec.anomalyStages if any(s in st for o in per_model.values() for st in o.values())]
     for stage in stages:
-        out.append(_stage_finding(spec, per_model, groups, stage))
-        out += [f for g in groups if (f := _group_finding(spec, per_model, g, stage)) is not None]
+        out.append(_stage_finding(spec, per_model, groups, stage, alpha))
+        out += [f for g in groups if (f := _group_finding(spec, per_model, g, stage, alpha)) is not None]
     if findings:
-        out.append(_rules_finding(findings, per_model, groups, stages))
+        out.append(_rules_finding(findings, per_model, groups, stages, alpha))
     return out

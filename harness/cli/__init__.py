@@ -1,7 +1,9 @@
 """The ``harness`` command line (typer). One module per command; this file only assembles them.
 
 Exit codes (O-24): 0 ran to its end, 2 invalid input or usage, 3 stopped early, 4 an expectation
-of ``harness run --expect`` unmet, 1 internal defect, 130 interrupted (Ctrl-C) before anything ran.
+of ``harness run --expect`` unmet, 5 ``--strict`` and the plan's design review found a problem (a
+valid plan that cannot show what it compares, ``harness validate --strict``), 1 internal defect, 130
+interrupted (Ctrl-C) before anything ran.
 
 The command modules are imported on first use of ``app`` (``from harness.cli import app``) or by
 ``main``, not when this package is: the console script imports ``main`` from here, and a Ctrl-C
@@ -27,6 +29,7 @@ def _load() -> typer.Typer:
         _compare,
         _converse,
         _export,
+        _power,
         _protocols,
         _render,
         _report,

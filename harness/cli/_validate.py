@@ -1,4 +1,5 @@
-"""``harness validate PLAN``: schema, protocol options and prices, every error by JSON path (X-1, Q-14)."""
+"""``harness validate PLAN``: schema, protocol options and prices, every error by JSON path (X-1, Q-14); then
+the design review of a valid plan (X-41), and with ``--strict`` exit 5 on any design problem."""
 
 from __future__ import annotations
 
@@ -6,9 +7,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from harness.analysis import review_design
 from harness.plan import Plan, PlanError, load_plan, price_problems
 
 from ._app import EXIT_INVALID, app, err_console, plain, print_json
+from ._design_view import EXIT_DESIGN, print_review
 
 
 def _say(console: Console, text: str) -> None:
@@ -57,8 +60,13 @@ def summary_table(plan: Plan) -> Table:
 def validate_cmd(
     plan_path: str = typer.Argument(..., metavar="PLAN", help="The experiment plan JSON file."),
     as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
+    strict: bool = typer.Option(False, "--strict", help=f"Exit {EXIT_DESIGN} when the design review finds a "
+                                "problem (for CI)."),
 ) -> None:
-    """Validate a plan: schema, protocol options and prices when budgeted; exit 2 with every error."""
+    """Validate a plan: schema, protocol options and prices when budgeted; exit 2 with every error. Then
+    review its design: what each comparison can show at the planned n (smallest Fisher p, separable at the
+    plan's alpha, power for analysis.effect), repeats at temperature 0, required checks that cannot be
+    exercised; --strict exits 5 on any design problem."""
     try:
         plan, sha256 = load_plan(plan_path)
     except PlanError as exc:
@@ -67,9 +75,13 @@ def validate_cmd(
     problems = price_problems(plan)
     if problems:
         _report_errors(plan_path, problems, as_json)
+    review = review_design(plan)
+    failed = strict and review.problems > 0
     if as_json:
         print_json({"valid": True, "plan": plan_path, "id": plan.id, "sha256": sha256,
-                    "plannedTrials": planned_trials(plan)})
+                    "plannedTrials": planned_trials(plan), "design": review.model_dump(mode="json")})
+        if failed:
+            raise typer.Exit(EXIT_DESIGN)
         return
     console = Console(emoji=False)
     _say(console, "valid")
@@ -80,3 +92,7 @@ def validate_cmd(
     limits = {k: v for k, v in plan.budget.model_dump().items() if v is not None}
     caps = ", ".join(f"{k}={v}" for k, v in limits.items())
     _say(console, f"at most {planned_trials(plan)} trial(s); budget {caps}")
+    print_review(console, review)
+    if failed:
+        _say(err_console, f"error: --strict: {review.problems} design problem(s) (exit {EXIT_DESIGN})")
+        raise typer.Exit(EXIT_DESIGN)

@@ -16,6 +16,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validat
 
 from protocols import PLACEHOLDER, AgentConfig, MaintenanceOptions
 
+from ._analysis_spec import AnalysisSpec
 from ._checks_spec import SameSession, TrialCheck, TurnCheck
 from ._expect import SYNTAX, parse_expectation
 
@@ -246,6 +247,7 @@ class Plan(_Model):
     stop: StopSpec = StopSpec()
     maintenance: MaintenanceOptions = MaintenanceOptions()
     findings: FindingsSpec = FindingsSpec()
+    analysis: AnalysisSpec = AnalysisSpec()
     expect: list[ExpectText] = Field(
         default_factory=list,
         description=f"Expected stage outcomes, {SYNTAX}: a run that misses one exits 4 (a CI gate). Statuses: "

@@ -1,0 +1,53 @@
+"""The design review on the console (X-41): a table of the planned comparisons, then each finding with its
+fix. Shared by ``harness validate`` and ``harness power --plan`` (and a run's dry run)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from harness.analysis import DesignReview, format_p
+
+from ._app import plain
+
+EXIT_DESIGN = 5
+"""``--strict`` and the design review found a problem (the plan is valid; 2 means it is not)."""
+
+
+def design_table(review: DesignReview) -> Table:
+    """Stage × comparison: n, smallest p, separable at α, the n a complete difference needs, power."""
+    alpha = review.alpha
+    table = Table(title=f"design: what each comparison can show (two-sided Fisher, α = {alpha:g})",
+                  title_justify="left")
+    for name, justify in (("stage", "left"), ("comparison", "left"), ("n", "right"), ("smallest p", "right"),
+                          (f"separable at α {alpha:g}", "center"), ("n for a complete difference", "right")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    if review.effect is not None:
+        table.add_column(f"power ({review.effect.control:g} vs {review.effect.treatment:g})", justify="right")
+        table.add_column(f"n for {review.targetPower:.0%}", justify="right")
+    for c in review.comparisons:
+        n = str(c.n) if c.n == c.otherN else f"{c.n} vs {c.otherN}"
+        row = [plain(c.stage), plain(f"{c.group} vs {c.other}"), n, format_p(c.smallestP, alpha),
+               "possible" if c.separablePossible else "[bold red]never[/]",
+               "—" if c.nSeparable is None else str(c.nSeparable)]
+        if review.effect is not None:
+            row += ["—" if c.power is None else f"{c.power:.2f}", "not reached" if c.nForPower is None
+                    else str(c.nForPower)]
+        table.add_row(*row)
+    return table
+
+
+def print_review(console: Console, review: DesignReview) -> None:
+    """The table (when the plan compares anything), then every finding: ``problem:`` or ``note:``, and its fix."""
+    if review.comparisons:
+        console.print(design_table(review))
+    else:
+        console.print("design: the plan makes no comparison (no anomaly stage with both groups of a pair)",
+                      markup=False)
+    for f in review.findings:
+        head = "[bold red]design problem:[/]" if f.problem else "[yellow]design note:[/]"
+        console.print(f"{head} {plain(f.statement)}", soft_wrap=True, highlight=False)
+        if f.fix:
+            console.print(f"  fix: {plain(f.fix)}", soft_wrap=True, highlight=False)
+    if not review.findings:
+        console.print("design: no problem found", markup=False)

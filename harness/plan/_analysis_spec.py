@@ -1,0 +1,33 @@
+"""The plan's ``analysis`` part: how comparisons are judged (X-41) and the effect the design is sized for."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class EffectSpec(_Model):
+    """The difference a comparison is meant to see: pass rates of the comparator (the control side: A, v1)
+    and of the group compared with it (B, C, v2)."""
+
+    control: float = Field(ge=0, le=1, description="Expected pass rate of the control side, e.g. 0.9.")
+    treatment: float = Field(ge=0, le=1, description="Expected pass rate of the compared group, e.g. 0.3.")
+
+    @model_validator(mode="after")
+    def _differs(self) -> EffectSpec:
+        if self.control == self.treatment:
+            raise ValueError("control and treatment rates are equal: there is no difference to size the plan for")
+        return self
+
+
+class AnalysisSpec(_Model):
+    """Significance level, target power and the expected effect of the plan's comparisons."""
+
+    alpha: float = Field(0.05, gt=0, lt=1, description="Two groups are separable when Fisher's two-sided p < alpha.")
+    power: float = Field(0.8, gt=0, lt=1, description="The power the design review asks of the expected effect.")
+    effect: EffectSpec | None = Field(
+        None, description='Expected pass rates, e.g. {"control": 0.9, "treatment": 0.3}: the design review then '
+                          "gives each comparison's exact power at the planned n and the n that reaches `power`.")
