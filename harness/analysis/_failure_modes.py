@@ -10,6 +10,10 @@ The modes, in the order they are tried on that turn:
                       not called (or a forbidden one was), or a write went to the wrong window
                       (``memory_preserved`` / ``window_mismatch_recovered`` failed).
 ``no_answer``         the run completed with an empty answer.
+``prefill_returned``  the request ended with an assistant message, the server returned it as the
+                      answer's start (llama.cpp treats a trailing assistant turn as prefill) and the
+                      model added nothing of its own: the "answer" is the host's own message. With a
+                      continuation, the continuation alone is classified (modes below).
 ``tool_call_as_text`` the answer is a tool call written as text: ``[quote_calculate] {...}``,
                       ``{"name": ..., "arguments": ...}``, ``<tool_call>`` blocks (the serving stack
                       did not parse it, or the model imitates the host's tag lines).
@@ -28,15 +32,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from harness.models import looks_like_unparsed_tool_call
 
 FailureMode = Literal["state_echo", "tool_call_as_text", "truncated", "wrong_answer", "tool_misuse", "no_answer",
-                      "step_limit", "not_exercised", "other"]
+                      "prefill_returned", "step_limit", "not_exercised", "other"]
 FAILURE_MODES: tuple[FailureMode, ...] = ("state_echo", "tool_call_as_text", "truncated", "wrong_answer",
-                                          "tool_misuse", "no_answer", "step_limit", "not_exercised", "other")
+                                          "tool_misuse", "no_answer", "prefill_returned", "step_limit",
+                                          "not_exercised", "other")
 DERIVED_TYPES = ("context_state", "context_header", "context_fold")
 TOOL_CHECKS = frozenset({"tool_called", "tool_not_called"})
 WRONG_WINDOW_CHECKS = frozenset({"memory_preserved", "window_mismatch_recovered"})
@@ -76,6 +81,11 @@ class TurnEvidence:
     """(type, text) of the derived messages in the request that produced the answer."""
     tools: tuple[tuple[str, str], ...] = ()
     """(name, description) of the tools that request offered."""
+    prefill: tuple[str, str] | None = None
+    """(source type, text) of that request's last message when it was an assistant message (a prefill
+    on servers that continue it); None when the request ended with a user or tool message."""
+    output_tokens: int | None = None
+    """What the server reported the model produced for that answer."""
 
 
 @dataclass(frozen=True)
@@ -124,6 +134,16 @@ def _classify_turn(turn: TurnEvidence) -> Diagnosis:
         return Diagnosis("other", f"turn {n}: run ended {turn.status}" + (f": {turn.error}" if turn.error else ""), n)
     answer = (turn.answer or "").strip()
     cut = turn.finish_reason == "length"
+    own = model_text(turn)
+    if own is not None and not own:
+        kind, _ = turn.prefill or ("", "")
+        tokens = "" if turn.output_tokens is None else f" ({turn.output_tokens} output token(s))"
+        return Diagnosis("prefill_returned", f"turn {n}: the model produced nothing after the prefill{tokens}: the "
+                         f"server returned the request's trailing assistant message ({_describe(kind)}) as the "
+                         "start of the answer, so the recorded answer is the host's own message", n)
+    if own is not None:  # classify what the model added after the returned prefill
+        turn = replace(turn, answer=own, prefill=None)
+        answer = own
     if not answer:
         if cut:
             return Diagnosis("truncated", f"turn {n}: the output cap was reached before any answer text", n)
@@ -148,12 +168,23 @@ def _classify_turn(turn: TurnEvidence) -> Diagnosis:
     return Diagnosis("other", f"turn {n}: no check failed", n)  # pragma: no cover - callers pass failing turns
 
 
+def model_text(turn: TurnEvidence) -> str | None:
+    """What the model itself wrote when the answer starts with the request's trailing assistant message
+    returned as prefill (stripped; "" when it added nothing); None when the answer does not start so."""
+    if turn.prefill is None or not turn.prefill[1].strip():
+        return None
+    answer, prefill = (turn.answer or "").strip(), turn.prefill[1].strip()
+    return answer[len(prefill):].strip() if answer.startswith(prefill) else None
+
+
 def answer_shape(turn: TurnEvidence) -> Diagnosis | None:
     """Whether a turn's answer *looks* like a failure whatever its checks say: a tool call written as
     text, or an echo of a derived message or a tool description (``mode``, ``echoed``); None for a
     plain answer. Used on failed turns (their mode) and on passed ones (a pass an answer check let
-    through although the answer has a failure's shape: ``passShape``)."""
-    answer = (turn.answer or "").strip()
+    through although the answer has a failure's shape: ``passShape``). After a returned prefill only
+    the model's own text is read."""
+    own = model_text(turn)
+    answer = own if own is not None else (turn.answer or "").strip()
     if not answer:
         return None
     names = [name for name, _ in turn.tools]
@@ -176,7 +207,8 @@ def pass_shape(trial: TrialEvidence) -> Diagnosis | None:
         shape = answer_shape(turn)
         if shape is None:
             continue
-        answer = (turn.answer or "").strip()
+        own = model_text(turn)
+        answer = own if own is not None else (turn.answer or "").strip()
         tag = _TAG.match(answer)
         keys = set(_KEY.findall(answer))
         derived_keys = any(len(keys & (set(_KEY.findall(_body(text))) - {"id", "name", "status"})) >= ECHO_KEYS

@@ -46,17 +46,30 @@ def _request_parts(snap: dict[str, Any] | None) -> tuple[tuple[tuple[str, str], 
     return derived, tuple(tools)
 
 
+def _trailing_assistant(snap: dict[str, Any] | None) -> tuple[str, str] | None:
+    """(source type, text) of the request's last message when the assistant role carries it."""
+    messages = ((snap or {}).get("request") or {}).get("messages") or []
+    if not messages or not isinstance(messages[-1], dict) or messages[-1].get("role") != "assistant":
+        return None
+    sources = (snap or {}).get("sources") or []
+    source = sources[len(messages) - 1] if len(sources) == len(messages) else {}
+    return str((source or {}).get("type") or "assistant message"), _text(messages[-1].get("content"))
+
+
 def trial_evidence(record: TrialRecord, snapshots: Sequence[dict[str, Any]]) -> TrialEvidence:
     turns = []
     for n, run in enumerate(record.runs, 1):
         snap = _last_agent_snapshot(snapshots, run.run_id)
         derived, tools = _request_parts(snap)
         finish = ((snap or {}).get("response") or {}).get("finishReason")
+        tokens = ((snap or {}).get("usage") or {}).get("output_tokens")
         failed = tuple((c.name, c.detail) for c in record.checks if c.turn == n and c.result == "failed")
         calls = tuple(CallEvidence(c.name, c.success, c.error_code) for c in run.tool_calls if c.executed)
         turns.append(TurnEvidence(turn=n, answer=run.final_answer, status=run.status, error_class=run.error_class,
                                   error=run.error, finish_reason=str(finish) if finish else None,
-                                  failed_checks=failed, calls=calls, derived=derived, tools=tools))
+                                  failed_checks=failed, calls=calls, derived=derived, tools=tools,
+                                  prefill=_trailing_assistant(snap),
+                                  output_tokens=tokens if isinstance(tokens, int) else None))
     trial_checks = [c for c in record.checks if c.turn is None]
     return TrialEvidence(
         turns=tuple(turns),

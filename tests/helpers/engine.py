@@ -8,6 +8,7 @@ from typing import Any
 from harness.business_tools import BusinessTools
 from harness.engine import Engine, RunLimits, RunResult
 from harness.models import ChatModel, make_model
+from harness.scripted import get_scripted
 from protocols import AgentConfig, HostOptions, resolve_ref
 from protocols.store import MemoryStore, SessionStore
 
@@ -33,7 +34,7 @@ def make_engine(variant: str, model: str = "scripted/oracle", *, store: SessionS
                 chat: ChatModel | None = None, host: HostOptions | None = None, **limits: Any) -> Engine:
     ref, options = VARIANTS[variant]
     return Engine(store=store or MemoryStore(), protocol=resolve_ref(ref, options), agent=AGENT,
-                  model=chat or make_model(model), model_name=model,
+                  model=chat or make_model(model, scripted=get_scripted), model_name=model,
                   business=BusinessTools({"P-17": {"budget": 9000, "spent": 6900}}), host=host,
                   limits=RunLimits(**limits))
 

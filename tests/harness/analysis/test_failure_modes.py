@@ -1,8 +1,9 @@
-"""The failure-mode classifier (issue 11) on recorded answers of real shape.
+"""The failure-mode classifier on recorded answers of real shape.
 
 ``data/real_answers_qwen05b.json`` holds trial records and transcripts of a real small model
 (Qwen2.5-Coder-0.5B under llama.cpp) on the fixed plan: the state block echoed (llama.cpp returns
-a trailing assistant message as prefill plus continuation), tool descriptions echoed as
+a trailing assistant message as prefill plus continuation: ``prefill_returned`` when the continuation
+is empty), tool descriptions echoed as
 ``[name] description``, tool calls written as ``[name] {json}``, answers cut at the output cap.
 """
 
@@ -49,8 +50,8 @@ def _real(run: str, trial: str) -> tuple[TrialRecord, list[dict[str, Any]]]:
 
 
 @pytest.mark.parametrize(("run", "trial", "mode", "echoed"), [
-    ("fixed plan", "A/simple/1", "state_echo", "context_state"),  # trailing assistant state returned as prefill
-    ("fixed plan", "v2/simple/1", "state_echo", "context_state"),
+    ("fixed plan", "A/simple/1", "prefill_returned", None),  # trailing assistant state returned as prefill, + ""
+    ("fixed plan", "v2/simple/1", "prefill_returned", None),
     ("fixed plan", "C/simple/1", "state_echo", "context_state"),  # the user-role state copied
     ("fixed plan", "B/simple/1", "state_echo", "tool:quote_calculate"),  # "[quote_calculate] Compute a quote: …"
     ("fixed plan", "v1/simple/1", "state_echo", "tool:context_window_complete"),
@@ -68,6 +69,33 @@ def test_recorded_real_answers_get_their_mode(run: str, trial: str, mode: str, e
     diagnosis = diagnose(record, snapshots)
     assert (diagnosis.mode, diagnosis.echoed) == (mode, echoed)
     assert diagnosis.turn == 1 and diagnosis.detail.startswith("turn 1: ")
+
+
+@pytest.mark.parametrize("trial", ["A/simple/1", "v2/simple/1"])
+def test_a_returned_prefill_is_not_the_models_answer(trial: str) -> None:
+    """llama.cpp returns the trailing assistant context_state as the answer's start, and the model added
+    one empty token: the model produced nothing. The recorded answer stays exactly as returned."""
+    record, snapshots = _real("fixed plan", trial)
+    trailing = snapshots[-1]["request"]["messages"][-1]
+    assert trailing["role"] == "assistant" and record.runs[0].final_answer == trailing["content"]
+    diagnosis = diagnose(record, snapshots)
+    assert diagnosis.detail.startswith("turn 1: the model produced nothing after the prefill (1 output token(s))")
+    assert "the context_state block" in diagnosis.detail
+    assert record.runs[0].final_answer == trailing["content"]  # classification only; the record is untouched
+
+
+def test_what_the_model_adds_after_a_returned_prefill_is_classified_on_its_own() -> None:
+    prefill = ("context_state", STATE)
+    wrong = TurnEvidence(turn=1, answer=STATE + "\n剩余预算为 7560 元。", status="completed",
+                         failed_checks=MISSING_7650, derived=DERIVED, tools=TOOLS, prefill=prefill, output_tokens=9)
+    diagnosis = classify_failure(TrialEvidence(turns=(wrong,)))
+    assert diagnosis.mode == "wrong_answer" and "7560" in diagnosis.detail and "context_state" not in diagnosis.detail
+    right = TurnEvidence(turn=1, answer=STATE + " 剩余 7650 元。", status="completed", derived=DERIVED, tools=TOOLS,
+                         prefill=prefill)
+    assert pass_shape(TrialEvidence(turns=(right,))) is None  # the returned prefill is no echo of the model's
+    hosted = TurnEvidence(turn=1, answer="剩余预算 7560 元", status="completed", failed_checks=MISSING_7650,
+                          derived=DERIVED, tools=TOOLS, prefill=prefill)  # a provider returning the continuation only
+    assert classify_failure(TrialEvidence(turns=(hosted,))).mode == "wrong_answer"
 
 
 def test_a_length_cut_is_named_beside_the_echo_it_cut() -> None:

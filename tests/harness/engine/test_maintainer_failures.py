@@ -15,6 +15,7 @@ from harness.business_tools import BusinessTools
 from harness.engine import Engine, RunResult
 from harness.models import ModelCallError, ModelOutput, ModelRequest, make_model
 from harness.models._types import RetryRecord
+from harness.scripted import get_scripted
 from protocols import HostOptions, MaintenanceOptions, resolve_ref
 from protocols.store import MemoryStore
 from tests.helpers.engine import AGENT, T1, T2, T3
@@ -25,7 +26,7 @@ class Failing:
 
     def __init__(self) -> None:
         self.calls = 0
-        self.healed = make_model("scripted/oracle")
+        self.healed = make_model("scripted/oracle", scripted=get_scripted)
         self.broken = True
 
     async def generate(self, request: ModelRequest) -> ModelOutput:
@@ -41,7 +42,7 @@ class Failing:
 def _engine(maintainer: Failing, host: HostOptions | None = None, bound: bool = True) -> Engine:
     agent = AGENT.model_copy(update={"contextMaintainer": bound})
     return Engine(store=MemoryStore(), protocol=resolve_ref("unified@3", {}), agent=agent,
-                  model=make_model("scripted/oracle"), model_name="scripted/oracle",
+                  model=make_model("scripted/oracle", scripted=get_scripted), model_name="scripted/oracle",
                   business=BusinessTools({"P-17": {"budget": 9000, "spent": 6900}}), host=host,
                   maintainer_model=maintainer, maintainer_name="broken/maintainer")
 

@@ -61,3 +61,11 @@ def test_e4_unknown_scripted_name_is_a_user_error() -> None:
 def test_e4_empty_model_string_is_a_user_error() -> None:
     with pytest.raises(ValueError):
         make_model("  ")
+
+
+def test_models_know_no_scripted_model_until_a_caller_hands_in_a_registry() -> None:
+    """The model layer imports no scripted model of its own (docs/design.md, Layout)."""
+    from harness.models._scripted_call import unregistered
+
+    with scripted_resolver(unregistered), pytest.raises(ValueError, match="no scripted models are registered"):
+        make_model("scripted/oracle")
