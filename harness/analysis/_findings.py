@@ -134,17 +134,17 @@ def _sentinel(ctx: _Context) -> tuple[bool | None, str]:
     readable = [s for s in stages if ctx.basis[v1].get(s) == "passed"]
     if not readable:
         return None, (f"The sentinel {v2}'s result is not interpretable: it {verdict} {', '.join(stages)}, but the "
-                      f"control {v1} did not pass {'that stage' if len(stages) == 1 else 'those stages'} "
+                      f"sentinel control {v1} did not pass {'that stage' if len(stages) == 1 else 'those stages'} "
                       f"({ctx.describe(v1)}), so the anomaly cannot be told apart from a setup or model problem.")
     evidence = ctx.evidence([(v2, v1)], readable)
     if verdict == "failed":
         why = ctx.not_shown([(v2, v1)], readable)
         if why is not None:
             return True, (f"The sentinel {v2} (unified@2) reproduced the anomaly in these trials: it failed "
-                          f"{', '.join(readable)}, which the control {v1} passed{evidence}; that {v2} fails more "
-                          f"often than {v1} is {why}.")
+                          f"{', '.join(readable)}, which the sentinel control {v1} passed{evidence}; that {v2} "
+                          f"fails more often than {v1} is {why}.")
         return True, (f"The sentinel {v2} (unified@2) reproduced the anomaly: it failed {', '.join(readable)}, "
-                      f"which the control {v1} passed{evidence}.")
+                      f"which the sentinel control {v1} passed{evidence}.")
     return False, (f"The sentinel {v2} (unified@2) did not reproduce the anomaly in these trials: it passed "
                    f"{', '.join(readable)}{evidence}.")
 
@@ -155,15 +155,16 @@ def _texts(rule: str, ctx: _Context, failed: Sequence[str]) -> tuple[str, str, l
     a, b, c, v1, v2 = s.placementControl, s.positionGroup, s.roleGroup, s.controlGroup, s.sentinelGroup
     if rule == "control-failed":
         stages = [st for st, status in ctx.basis[v1].items() if status == "failed"]
-        return (f"The control {v1} (unified@1) failed {ctx.failed_stages(v1)}{ctx.evidence([(v1, a)], stages)}: "
-                "read as a setup or model problem (X-40). No placement conclusion is drawn.",
-                "Anything about the position, role or prompt of the state block: with the control failing, "
+        return (f"The sentinel control {v1} (unified@1) failed {ctx.failed_stages(v1)}"
+                f"{ctx.evidence([(v1, a)], stages)}: read as a setup or model problem (X-40). No placement "
+                "conclusion is drawn.",
+                "Anything about the position, role or prompt of the state block: with the sentinel control failing, "
                 "the other groups' outcomes cannot be attributed to placement.",
                 ctx.rests([(v1, a)], stages), None)
     if rule == "control-inconclusive":
-        return (f"The control {v1} reached no verdict ({ctx.describe(v1)}){ctx.evidence([(v1, a)])}: a setup or "
-                "model problem cannot be excluded, so no placement conclusion is drawn.",
-                "Anything about placement; rerun once the control completes the anomaly stages.",
+        return (f"The sentinel control {v1} reached no verdict ({ctx.describe(v1)}){ctx.evidence([(v1, a)])}: a "
+                "setup or model problem cannot be excluded, so no placement conclusion is drawn.",
+                "Anything about placement; rerun once the sentinel control completes the anomaly stages.",
                 ctx.rests([(v1, a)]), None)
     if rule == "not-reproduced":
         return (f"In these trials no group failed the anomaly stages, {v2} included ({ctx.rates([a, b, c, v2, v1])}): "

@@ -73,7 +73,8 @@ def _stage_finding(spec: FindingsSpec, stage: str, counts: Mapping[str, Mapping[
     sentinel, sentinel_text = _versus(v2, got[v2], v1, got[v1], alpha)
     reproduced = {"worse": True, "better": False, "same": False}.get(sentinel)
     sentinel_statement = (f"Sentinel: {sentinel_text}; " + (
-        "the original unified@2 mapping fails more often than the control: the anomaly reproduced." if reproduced
+        "the original unified@2 mapping fails more often than the sentinel control: the anomaly "
+        "reproduced." if reproduced
         else "no anomaly of unified@2 shown at this n." if sentinel in ("same", "better")
         else "whether the anomaly reproduced is unknown."))
     limited = [f"{g}: no trial with a verdict in {stage}" for g, n in got.items() if not n or n[1] == 0]
@@ -81,13 +82,14 @@ def _stage_finding(spec: FindingsSpec, stage: str, counts: Mapping[str, Mapping[
     control = got[v1]
     if not control or control[1] == 0:
         rule = "control-no-verdict"
-        statement = f"{stage}: the control {v1} has no trial with a verdict, so no placement conclusion is drawn."
-        not_shown = "Anything about placement; rerun once the control has trials with a verdict."
+        statement = (f"{stage}: the sentinel control {v1} has no trial with a verdict, so no placement "
+                     "conclusion is drawn.")
+        not_shown = "Anything about placement; rerun once the sentinel control has trials with a verdict."
     elif wilson_interval(*control)[1] < 0.5:
         rule = "control-weak"
-        statement = (f"{stage}: the control {_rate(v1, control)} passes less than half the time even at the upper "
-                     "end of its 95% interval: read as the model not doing this task reliably, so differences "
-                     "between placements are not attributed to placement.")
+        statement = (f"{stage}: the sentinel control {_rate(v1, control)} passes less than half the time "
+                     "even at the upper end of its 95% interval: read as the model not doing this task reliably, so "
+                     "differences between placements are not attributed to placement.")
         not_shown = "That placement matters or does not matter for this model; try a stronger model or an easier task."
     else:
         vb, tb = _versus(b, got[b], a, got[a], alpha)

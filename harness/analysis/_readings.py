@@ -49,7 +49,7 @@ def reading(rule: str, s: FindingsSpec, f: Callable[[Sequence[str]], str], faile
             "That a user-role state is safe (a model may take it for the user's request, the risk of C); "
             f"{beyond}."),
         "placement-not-the-remedy": Reading(
-            f"{a}, {b} and {c} all {f([a, b, c])} while the control {v1} did not",
+            f"{a}, {b} and {c} all {f([a, b, c])} while the sentinel control {v1} did not",
             [(a, v1), (b, v1), (c, v1)],
             "the state block or the prompt shared by unified@3 derails this model whatever the placement; placement "
             "is not the remedy",
@@ -66,11 +66,11 @@ def reading(rule: str, s: FindingsSpec, f: Callable[[Sequence[str]], str], faile
         "placement-worse-than-control": Reading(
             f"{a} (the placement control) did not fail, but {' and '.join(failed)} {f(failed)}",
             [(g, a) for g in failed],
-            f"{'that placement is' if len(failed) == 1 else 'those placements are'} worse than the control on this "
-            "model",
-            f"{'that placement' if len(failed) == 1 else 'those placements'} being worse than the control on this "
-            "model",
-            f"Why {' and '.join(failed)} {'did' if len(failed) == 1 else 'each did'} worse than the control {a} "
-            f"(read the failure modes and transcripts); {beyond}."),
+            f"{'that placement is' if len(failed) == 1 else 'those placements are'} worse than the placement "
+            "control on this model",
+            f"{'that placement' if len(failed) == 1 else 'those placements'} being worse than the placement "
+            "control on this model",
+            f"Why {' and '.join(failed)} {'did' if len(failed) == 1 else 'each did'} worse than the placement "
+            f"control {a} (read the failure modes and transcripts); {beyond}."),
     }
     return table[rule]

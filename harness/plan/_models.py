@@ -223,6 +223,13 @@ class FindingsSpec(_Model):
     baselineStage: str | None = Field(
         "conversation", description="The stage in which groups are compared with the baseline (X-43).")
 
+    def term(self, group: str) -> str | None:
+        """The one word every report uses for ``group``'s part (docs/evidence.md, "Words"); None: no part."""
+        parts = ((self.placementControl, "placement control"), (self.positionGroup, "position treatment"),
+                 (self.roleGroup, "role treatment"), (self.sentinelGroup, "sentinel"),
+                 (self.controlGroup, "sentinel control"), (self.baselineGroup, "baseline"))
+        return next((word for g, word in parts if g == group), None)
+
 
 def _expectation_syntax(text: str) -> str:
     parse_expectation(text)  # a ValueError names the bad entry

@@ -50,11 +50,11 @@ def headline(report: dict[str, Any]) -> dict[str, Any]:
     ns = sorted({int(c["groupN"]) for c in comps} | {int(c["controlN"]) for c in comps})
     n_text = "n=" + "/".join(str(n) for n in ns) if ns else "this n"
     if not comps:
-        separation = "No comparison with the control had trials with a verdict on both sides."
+        separation = "No comparison with the placement control had trials with a verdict on both sides."
     elif not apart:
         control = comps[0].get("control", "the control")
         separation = (f"Not separable at this n: at {n_text} trials per group and stage, none of the "
-                      f"{len(comps)} comparisons with control {control} separates the groups "
+                      f"{len(comps)} comparisons with the placement control {control} separates the groups "
                       "(two-sided Fisher p ≥ 0.05).")
     else:
         separation = "Separable at this n: " + "; ".join(f"{c['group']} vs {c['control']} in {c['stage']} "
@@ -128,7 +128,7 @@ def gating(report: dict[str, Any]) -> dict[str, Any]:
     rows = []
     for g in groups:
         by_id = {s["id"]: s for s in g.get("stages", [])}
-        rows.append({"group": g["id"], "role": g.get("role"),
+        rows.append({"group": g["id"], "role": g.get("term") or g.get("role"),
                      "protocol": f"{(g.get('protocol') or {}).get('id')}@{(g.get('protocol') or {}).get('version')}",
                      "cells": [_cell(by_id[s]) if s in by_id else _cell({"status": "not_planned"}) for s in stages]})
     return {"stages": stages, "rows": rows}

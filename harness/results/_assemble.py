@@ -225,4 +225,4 @@ def _group(exp: RunView, group_id: str) -> GroupReport:
     g = exp.plan.group(group_id)
     protocol = resolve(g.protocol.id, g.protocol.version, g.protocol.options)
     stages = [st for st in (_stage(exp, group_id, s.id) for s in exp.plan.stages) if st is not None]
-    return GroupReport.from_spec(g, protocol.resolved_options, stages)
+    return GroupReport.from_spec(g, protocol.resolved_options, stages, term=exp.plan.findings.term(group_id))

@@ -61,7 +61,7 @@ DESIGN: dict[str, tuple[tuple[str, ...], str]] = {
                       "(“C 的 user 角色也不构成用户的新授权”)"),
 }
 """findings role → (the aspects the design lets the group differ in from the placement control, why)."""
-NO_DESIGN = {"controlGroup": "the control, another protocol (unified@1, no state message)",
+NO_DESIGN = {"controlGroup": "the sentinel control, another protocol (unified@1, no state message)",
              "baselineGroup": "the baseline, another protocol (prefix@2)"}
 _SHOWN = 3
 
@@ -116,9 +116,14 @@ def _aspect_text(aspect: str, d: GroupDifference) -> str:
         return (f"the system prompt ({_changes(d.systemPrompt)}"
                 + (": exactly the positional qualifiers unified@3 removed from unified@2's prompt)" if known else ")"))
     if aspect == "tools":
-        return f"the tools ({', '.join(d.tools)})"
+        described = [t for t in d.tools if t not in d.toolsOneSided]
+        parts = ([f"the tools offered ({', '.join(d.toolsOneSided)} offered by one side only)"]
+                 if d.toolsOneSided else [])
+        parts += ([f"the definitions of tools both offer ({', '.join(described)}: same names, other schemas or "
+                   "descriptions)"] if described else [])
+        return "; ".join(parts)
     if aspect == "stateMessage":
-        return f"the state message ({'the control has none' if s.control is None else d.group + ' has none'})"
+        return f"the state message ({(d.control if s.control is None else d.group) + ' has none'})"
     if aspect == "statePosition":
         assert s.control and s.group
         return f"the state message's position (#{s.control.position} → #{s.group.position})"
@@ -186,12 +191,18 @@ def _system(snap: dict[str, Any]) -> str:
     return str(messages[0].get("content") or "") if messages and messages[0].get("role") == "system" else ""
 
 
-def _tools(control: dict[str, Any], group: dict[str, Any]) -> list[str]:
-    def by_name(snap: dict[str, Any]) -> dict[str, str]:
-        return {str(t.get("function", t).get("name")): json.dumps(t, sort_keys=True, ensure_ascii=False)
-                for t in snap["request"].get("tools") or []}
+def _tool_defs(snap: dict[str, Any]) -> dict[str, str]:
+    return {str(t.get("function", t).get("name")): json.dumps(t, sort_keys=True, ensure_ascii=False)
+            for t in snap["request"].get("tools") or []}
 
-    a, b = by_name(control), by_name(group)
+
+def _one_sided(control: dict[str, Any], group: dict[str, Any]) -> list[str]:
+    a, b = _tool_defs(control), _tool_defs(group)
+    return sorted(a.keys() ^ b.keys())
+
+
+def _tools(control: dict[str, Any], group: dict[str, Any]) -> list[str]:
+    a, b = _tool_defs(control), _tool_defs(group)
     return sorted(name for name in a.keys() | b.keys() if a.get(name) != b.get(name))
 
 
@@ -206,7 +217,7 @@ def _others(control: dict[str, Any], group: dict[str, Any]) -> list[str]:
            for pos, ((kind, ma), (_, mb)) in enumerate(zip(a, b, strict=False))
            if json.dumps(ma, sort_keys=True, ensure_ascii=False) != json.dumps(mb, sort_keys=True, ensure_ascii=False)]
     if len(a) != len(b):
-        out.append(f"the control has {len(a)} messages besides system and state, the group {len(b)}")
+        out.append(f"the placement control has {len(a)} messages besides system and state, the group {len(b)}")
     return out
 
 
@@ -231,7 +242,7 @@ def group_differences(exp: RunView) -> list[GroupDifference]:
             out.append(summarize(GroupDifference(
                 group=group.id, control=control, stage=stage.id, groupRequest=str(snap.get("id")),
                 controlRequest=str(base.get("id")), systemPrompt=word_diff(_system(base), _system(snap)),
-                tools=_tools(base, snap),
+                tools=_tools(base, snap), toolsOneSided=_one_sided(base, snap),
                 messageRoles=RolePair(control=[str(m.get("role")) for m in base["request"]["messages"]],
                                       group=[str(m.get("role")) for m in snap["request"]["messages"]]),
                 stateMessage=StateDifference(control=cs, group=gs,

@@ -75,6 +75,9 @@ class GroupDifference(_Model):
     controlRequest: str
     systemPrompt: list[WordChange] = Field(description="Word-level diff; empty when the prompts are identical.")
     tools: list[str] = Field(description="Tools whose schema differs or that only one side offers.")
+    toolsOneSided: list[str] = Field(
+        default_factory=list, description="Of ``tools``, those only one side offers; the others are offered by both "
+                                          "with another definition (schema or description).")
     messageRoles: RolePair
     stateMessage: StateDifference
     otherMessages: list[str] = Field(
@@ -88,7 +91,7 @@ class GroupDifference(_Model):
                     "stateRole, stateText, otherMessages.")
     expected: list[str] | None = Field(
         None, description="What the design lets this group differ in from the placement control (same names); null "
-                          "for a group without a single-variable design (the control v1, the baseline).")
+                          "for a group without a single-variable design (the sentinel control v1, the baseline).")
     summary: str = Field("", description="differsIn in words, with the source's words for each designed difference "
                                          "and whether the comparison is as designed (empty in older reports).")
 
@@ -326,13 +329,16 @@ class GroupReport(_Model):
     id: str
     label: str
     role: Literal["control", "treatment", "sentinel", "baseline"]
+    term: str | None = Field(None, description="The group's part in the findings, in the reports' words: placement "
+                                               "control, position treatment, role treatment, sentinel, sentinel "
+                                               "control, baseline (docs/evidence.md, Words); null: no part.")
     protocol: ProtocolInfo
     stages: list[StageReport] = Field(default_factory=list)
 
     @classmethod
     def from_spec(cls, group: GroupSpec, resolved_options: dict[str, Any],
-                  stages: list[StageReport] | None = None) -> GroupReport:
-        return cls(id=group.id, label=group.label, role=group.role, stages=stages or [],
+                  stages: list[StageReport] | None = None, term: str | None = None) -> GroupReport:
+        return cls(id=group.id, label=group.label, role=group.role, term=term, stages=stages or [],
                    protocol=ProtocolInfo(id=group.protocol.id, version=group.protocol.version,
                                          options=resolved_options))
 

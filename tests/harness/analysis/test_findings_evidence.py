@@ -58,7 +58,7 @@ COMPARATIVE = {  # failed groups → (rule, its reading as stated when shown)
     frozenset({"A", "B"}): ("role-implicated", "the role of the state block is implicated"),
     frozenset({"A", "B", "C"}): ("placement-not-the-remedy", "placement is not the remedy"),
     frozenset({"v2"}): ("not-reproduced-under-v3-prompt", "may explain it"),
-    frozenset({"C"}): ("placement-worse-than-control", "that placement is worse than the control"),
+    frozenset({"C"}): ("placement-worse-than-control", "that placement is worse than the placement control"),
 }
 
 
@@ -125,7 +125,7 @@ def test_control_without_any_verdict_says_there_is_no_p() -> None:
 def test_sentinel_reproduction_needs_the_control_to_pass_the_stage() -> None:
     f = finding(outcomes({"A", "v2"}))
     assert f.sentinelReproduced is True
-    assert "which the control v1 passed (rests on simple: v2 0/3 vs v1 3/3, Fisher p = 0.10" in f.sentinelStatement
+    assert "which the sentinel control v1 passed (rests on simple: v2 0/3 vs v1 3/3, Fisher p = 0.10" in f.sentinelStatement
     # the control failed the stage the sentinel failed: not "reproduced", not interpretable
     f = finding(outcomes({"A", "v2"}, v1=FAIL))
     assert f.sentinelReproduced is None
@@ -145,7 +145,7 @@ def test_sentinel_read_only_in_the_stages_the_control_passed() -> None:
                  v2={"simple": "failed", "tool_continuation": "failed"})
     f = finding(o)
     assert f.sentinelReproduced is True
-    assert "it failed simple, which the control v1 passed" in f.sentinelStatement
+    assert "it failed simple, which the sentinel control v1 passed" in f.sentinelStatement
     assert "tool_continuation" not in f.sentinelStatement
 
 

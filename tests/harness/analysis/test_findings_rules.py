@@ -192,6 +192,6 @@ def test_x40_placement_worse_does_not_show_names_what_happened_not_the_v2_anomal
     """With v2 passing (last-user-follower on the fixed plan) it said "Why the v2 anomaly occurred"."""
     _, f = rule_of(outcomes({"C"}))
     assert "v2" not in f.doesNotShow  # type: ignore[attr-defined]
-    assert f.doesNotShow.startswith("Why C did worse than the control A (read the failure modes")  # type: ignore[attr-defined]
+    assert f.doesNotShow.startswith("Why C did worse than the placement control A (read the failure modes")  # type: ignore[attr-defined]
     _, f = rule_of(outcomes({"B", "C"}))
-    assert f.doesNotShow.startswith("Why B and C each did worse than the control A")  # type: ignore[attr-defined]
+    assert f.doesNotShow.startswith("Why B and C each did worse than the placement control A")  # type: ignore[attr-defined]

@@ -151,7 +151,7 @@ def test_group_differences_show_a_controlled_comparison(oracle_run) -> None:  # 
     html = (oracle_run.run_dir / "report.html").read_text(encoding="utf-8")
     assert 'id="differences"' in html and "word changes</summary>" in html
     md = (oracle_run.run_dir / "report.md").read_text(encoding="utf-8")
-    assert "## What each group differs in from the control" in md and "+“final”" in md
+    assert "## What each group differs in from the placement control" in md and "+“final”" in md
     assert "v2 only in the prompt words" not in html and f"<li>{escape(diffs['B'].summary)}</li>" in html
     assert f"- {diffs['C'].summary}" in md
 

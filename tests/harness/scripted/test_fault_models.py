@@ -40,7 +40,7 @@ def test_x62_prefill_continuer_is_the_oracle_when_nothing_trails(group: str) -> 
 
 # last-user-follower ------------------------------------------------------------------------------
 def test_x62_last_user_follower_fails_only_under_trailing_user() -> None:
-    """not F(A) but F(C): 'that placement is worse than the control' (X-40)."""
+    """not F(A) but F(C): 'that placement is worse than the placement control' (X-40)."""
     assert simple_failures("last-user-follower") == {"C"}
 
 
