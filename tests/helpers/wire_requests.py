@@ -43,14 +43,17 @@ def agent() -> AgentConfig:
                        contextMaintainer=bool(spec.get("contextMaintainer")))
 
 
-def group_request(group: str, text: str = SIMPLE, tool_exchange: bool = False) -> ProjectedRequest:
+def group_request(group: str, text: str = SIMPLE, tool_exchange: bool = False, call_id: str = "toolu_lookup_1",
+                  arguments: str = '{"projectId": "P-17"}') -> ProjectedRequest:
+    """The group's request after ``text``; with ``tool_exchange``, after the ``budget_lookup`` call
+    ``call_id`` (``arguments``) and the result the fixed plan's business tools give it."""
     protocol_id, version, options = GROUPS[group]
     protocol = resolve(protocol_id, version, options)
+    business = BusinessTools(fixed_plan()["agent"]["projects"])
     session = SessionBuilder()
     session.user(text)
     if tool_exchange:
-        session.call("budget_lookup", {"projectId": "P-17"}, call_id="toolu_lookup_1")
-        session.result("toolu_lookup_1", {"success": True, "projectId": "P-17", "budget": 9000, "spent": 6900})
-    business = BusinessTools(fixed_plan()["agent"]["projects"])
+        session.call("budget_lookup", arguments, call_id=call_id)
+        session.result(call_id, business.call("budget_lookup", arguments))
     return protocol.project(session.store, session.session_id, session.frozen(), agent(),
                             business_tools=business.schemas())
