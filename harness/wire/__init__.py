@@ -16,7 +16,7 @@ from ._analysis import (
     wire_differs_in,
     wire_summary,
 )
-from ._build import WireBuildError, build_wire_body
+from ._build import WireBuildError, build_wire_body, output_cap, thinking_budget
 from ._preflight import Verdict, preflight_body, thinking_in, worst
 from ._rules import (
     RULE_BY_ID,
@@ -49,8 +49,10 @@ __all__ = [
     "claude_version",
     "gemini_takes_trailing_model_turn",
     "gemini_version",
+    "output_cap",
     "preflight_body",
     "state_place",
+    "thinking_budget",
     "thinking_in",
     "turns",
     "wire_difference",

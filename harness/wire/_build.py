@@ -87,3 +87,24 @@ def _provider(litellm: Any, model: str) -> str | None:
         return str(litellm.get_llm_provider(model)[1])
     except Exception:  # litellm raises BadRequestError for strings it cannot place
         return None
+
+
+def thinking_budget(model: str, extra: dict[str, Any] | None) -> int | None:
+    """The thinking token budget litellm sends to ``model`` for these parameters (e.g. ``reasoning_effort``),
+    read from the body it builds: Anthropic's ``thinking.budget_tokens`` (also inside Bedrock's
+    ``additionalModelRequestFields``), Gemini 2.5's ``thinkingBudget``. None when the body sets no budget
+    (no thinking, adaptive thinking, Gemini 3 thinking levels)."""
+    if not extra:
+        return None
+    body = build_wire_body(model, [{"role": "user", "content": "?"}], extra=extra, max_output_tokens=1)
+    thinking = body.get("thinking") or (body.get("additionalModelRequestFields") or {}).get("thinking") or {}
+    config = (body.get("generationConfig") or {}).get("thinkingConfig") or {}
+    budget = thinking.get("budget_tokens") if isinstance(thinking, dict) else None
+    budget = budget if budget is not None else config.get("thinkingBudget")
+    return budget if isinstance(budget, int) and budget > 0 else None
+
+
+def output_cap(model: str, max_output_tokens: int, extra: dict[str, Any] | None) -> int:
+    """The output cap to send: the answer's cap plus the thinking budget where thinking takes one
+    (Anthropic refuses ``max_tokens`` <= ``budget_tokens``; the budget is spent before the answer)."""
+    return max_output_tokens + (thinking_budget(model, extra) or 0)

@@ -8,55 +8,26 @@ built offline is what the provider then does, and the body each call sent (the s
 
 from __future__ import annotations
 
-import asyncio
-from typing import Any
-
 import pytest
 
-from harness.business_tools import BusinessTools
-from harness.engine import Engine, RunLimits, RunResult
-from harness.models import LiteLLMModel
-from harness.wire import analyze_wire, build_wire_body, preflight_body, worst
-from protocols import resolve
-from protocols.store import MemoryStore
+from harness.wire import analyze_wire
 from tests.helpers.emulators import AnthropicEmulator, GeminiEmulator
-from tests.helpers.wire_requests import GROUPS, LOOKUP, SIMPLE, agent, fixed_plan, group_request
+from tests.helpers.wire_requests import LOOKUP, SIMPLE
+from tests.helpers.wire_trials import KEY_ENV, predicted, provider_requests, trial
 
 STAGED = ["A", "B", "C", "v2", "v1"]  # the groups of the two stages
 
 
 @pytest.fixture(autouse=True)
 def emulator_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("EMULATOR_API_KEY", "emulator-key-not-secret-0123")
-
-
-def trial(model: str, base: str, group: str, text: str) -> tuple[RunResult, MemoryStore]:
-    # litellm refuses ``temperature`` for Gemini 3.6+ before any call (UnsupportedParamsError): sent unset there
-    temperature = None if model == "gemini/gemini-3.6-flash" else 0.0
-    store = MemoryStore()
-    protocol_id, version, options = GROUPS[group]
-    engine = Engine(store=store, protocol=resolve(protocol_id, version, options), agent=agent(),
-                    model=LiteLLMModel(model, api_base=base, api_key_env="EMULATOR_API_KEY", max_retries=0),
-                    model_name=model, business=BusinessTools(fixed_plan()["agent"]["projects"]),
-                    limits=RunLimits(max_output_tokens=1024, temperature=temperature, timeout_seconds=10))
-    session = engine.create_session()
-    return asyncio.run(engine.run_send_input(session, text)), store
-
-
-def predicted(model: str, group: str) -> str:
-    request = group_request(group)
-    return worst(preflight_body(model, build_wire_body(model, request.messages, request.tools,
-                                                       max_output_tokens=1024))).kind
-
-
-def provider_requests(store: MemoryStore, result: RunResult) -> list[dict[str, Any]]:
-    snaps = [snap for _, snap in store.snapshots(result.session_id)]
-    return [s["providerRequest"] for s in snaps if s.get("role") == "agent" and s.get("providerRequest")]
+    monkeypatch.setenv(KEY_ENV, "emulator-key-not-secret-0123")
 
 
 def check_stages(model: str, base: str, group: str) -> None:
-    simple, _ = trial(model, base, group, SIMPLE)
-    lookup, store = trial(model, base, group, LOOKUP)
+    # litellm refuses ``temperature`` for Gemini 3.6+ before any call (UnsupportedParamsError): sent unset there
+    temperature = None if model == "gemini/gemini-3.6-flash" else 0.0
+    simple, _ = trial(model, base, group, SIMPLE, temperature=temperature)
+    lookup, store = trial(model, base, group, LOOKUP, temperature=temperature)
     if predicted(model, group) == "rejected":
         for result in (simple, lookup):
             assert (result.status, result.error_class) == ("error", "provider_rejected"), result
