@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from harness.models import LiteLLMModel, ModelRequest, ensure_litellm
-from harness.wire import build_wire_body
+from harness.wire import request_wire_body
 from tests.helpers.emulators import AnthropicEmulator
 from tests.helpers.wire_requests import LOOKUP, group_request
 
@@ -125,7 +125,7 @@ def test_the_offline_body_is_the_body_the_adapter_sends(anthropic_server: Server
     model_request = ModelRequest(messages=request.messages, tools=request.tools, max_output_tokens=1024,
                                  temperature=0)
     output = asyncio.run(LiteLLMModel(SONNET, api_base=base, api_key_env="EMULATOR_KEY").generate(model_request))
-    offline = build_wire_body(SONNET, request.messages, request.tools, api_base=base, max_output_tokens=1024)
-    offline["temperature"] = 0  # sampling is the adapter's ModelRequest field, not the wire builder's
+    offline = request_wire_body(SONNET, model_request, api_base=base)
     assert emulator.exchanges[-1].body == offline == output.provider_request
+    assert offline["temperature"] == 0
     assert "emulator-key-0123456789" not in json.dumps(output.model_dump(mode="json"))

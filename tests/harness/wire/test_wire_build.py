@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from harness.wire import WireBuildError, build_wire_body
+from harness.models import ModelRequest
+from harness.wire import WireBuildError, build_wire_body, request_wire_body
 from tests.helpers.wire_requests import group_request
 
 PLANTED = {
@@ -76,3 +77,11 @@ def test_a_model_litellm_cannot_place_is_an_error_without_key() -> None:
         build_wire_body("scripted/oracle", request.messages)
     assert "scripted/oracle" in str(info.value)
     assert not any(secret in str(info.value) for secret in PLANTED.values())
+
+
+def test_a_sampling_parameter_litellm_refuses_is_found_before_any_call() -> None:
+    request = group_request("C")
+    sampled = ModelRequest(messages=request.messages, tools=request.tools, temperature=0, max_output_tokens=1024)
+    with pytest.raises(WireBuildError, match="temperature"):
+        request_wire_body("gemini/gemini-3.6-flash", sampled)
+    assert request_wire_body("gemini/gemini-3-pro-preview", sampled)["generationConfig"]["temperature"] == 0
