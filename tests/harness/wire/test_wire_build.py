@@ -66,6 +66,9 @@ def test_extra_reaches_the_transformation() -> None:
 def test_credentials_in_extra_are_refused() -> None:
     request = group_request("C")
     with pytest.raises(ValueError, match="credentials"):
+        build_wire_body("bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0", request.messages,
+                        extra={"aws_secret_access_key": "x"})
+    with pytest.raises(ValueError, match="adapter-owned"):
         build_wire_body("anthropic/claude-sonnet-4-5", request.messages, extra={"api_key": "x"})
     with pytest.raises(ValueError, match="adapter-owned"):
         build_wire_body("anthropic/claude-sonnet-4-5", request.messages, extra={"modify_params": True})
