@@ -52,6 +52,12 @@ def _raw_message(msg: RawMessage, content: Any) -> dict[str, Any]:
             {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
             for c in msg.tool_calls
         ]
+    if msg.reasoning:  # sent back as stored; the model adapter keeps only what its provider takes
+        fields = msg.reasoning.get("provider_specific_fields") or {}
+        for call in out.get("tool_calls", []):
+            if isinstance(fields.get(call["id"]), dict):
+                call["provider_specific_fields"] = fields[call["id"]]
+        out.update({k: v for k, v in msg.reasoning.items() if k in ("thinking_blocks", "reasoning_content")})
     return out
 
 

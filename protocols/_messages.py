@@ -70,9 +70,17 @@ class MessageDraft(WireModel):
     input_run: str | None = None
     frozen_view: FrozenView | None = None
     id: str | None = None
+    reasoning: dict[str, Any] | None = None
+    """What the provider returned for the model's reasoning with this assistant message, verbatim, in the
+    keys of the OpenAI-format message the projection sends back: ``thinking_blocks`` (with their
+    signatures), ``reasoning_content``, and ``provider_specific_fields`` per tool call id. Raw like the
+    content (P-1): written once with the message, never edited; providers require it back within a tool
+    loop (thinking blocks, thought signatures). None when the provider returned none."""
 
     @model_validator(mode="after")
     def _consistent(self) -> MessageDraft:
+        if self.reasoning is not None and self.role != "assistant":
+            raise ValueError("only assistant messages carry the model's reasoning")
         if ROLE_OF_KIND[self.kind] != self.role:
             raise ValueError(f"kind {self.kind!r} requires role {ROLE_OF_KIND[self.kind]!r}, not {self.role!r}")
         if self.kind == "tool_call" and not self.tool_calls:

@@ -185,7 +185,7 @@ class _Run:
             request = ModelRequest(
                 messages=projected.messages, tools=projected.tools, max_output_tokens=limits.max_output_tokens,
                 temperature=limits.temperature, top_p=limits.top_p, seed=limits.seed,
-                timeout_seconds=limits.timeout_seconds)
+                timeout_seconds=limits.timeout_seconds, extra=limits.extra)
             try:
                 self._check_capacity(projected.messages, projected.sources, projected.tools)
             except CapacityExceeded as exc:
@@ -199,7 +199,7 @@ class _Run:
             message = store.append(self.session_id, MessageDraft(
                 run_id=self.run_id, window_id=window, role="assistant",
                 kind="tool_call" if calls else "text", content=output.content or "",
-                tool_calls=calls or None, frozen_view=frozen))
+                tool_calls=calls or None, frozen_view=frozen, reasoning=output.reasoning))
             if not calls:
                 await self._maybe_maintain(output)
                 return self.result("completed", answer=output.content or "")

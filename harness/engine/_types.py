@@ -96,3 +96,6 @@ class RunLimits(_Frozen):
     seed: int | None = None
     """Sampling of every agent call (null: not sent, the provider's default). A run may be given its
     own limits (``Engine.run_send_input(..., limits=)``): the runner gives each repeat its own seed."""
+    extra: dict[str, Any] = Field(default_factory=dict)
+    """Other provider parameters of every agent call (``ModelRequest.extra``, e.g. ``reasoning_effort``);
+    the maintainer's calls do not take them."""

@@ -13,6 +13,7 @@ from typing import Any
 from ._errors import ModelCallError
 from ._local import PLACEHOLDER_KEY, is_loopback, needs_placeholder_key
 from ._pricing import Prices, price_call
+from ._reasoning import for_provider, reasoning_of, reasoning_tokens
 from ._redact import redact, secrets_from_env
 from ._retry import backoff_seconds, classify
 from ._setup import ensure_litellm
@@ -67,7 +68,7 @@ class LiteLLMModel:
     def _params(self, request: ModelRequest, litellm: Any) -> dict[str, Any]:
         params: dict[str, Any] = {
             "model": self.model,
-            "messages": request.messages,
+            "messages": for_provider(request.messages, _provider(litellm, self.model), self.model),
             "timeout": request.timeout_seconds,  # litellm's default is 6000 s
             "num_retries": 0,
             **request.extra,
@@ -167,6 +168,7 @@ class LiteLLMModel:
             retries=retries,
             provider_request=None if body is None else redact(body, secrets),
             raw_response=redact(response.model_dump(mode="json"), secrets),
+            reasoning=reasoning_of(message),
         )
 
 
@@ -183,6 +185,7 @@ def usage_of(response: Any) -> Usage:
         input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
         cached_input_tokens=int(cached or 0),
         output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        reasoning_tokens=reasoning_tokens(usage),
     )
 
 
@@ -222,3 +225,10 @@ def _supports(litellm: Any, model: str, param: str) -> bool:
     except Exception:
         return True
     return supported is None or param in supported
+
+
+def _provider(litellm: Any, model: str) -> str | None:
+    try:
+        return str(litellm.get_llm_provider(model)[1])
+    except Exception:  # a string litellm cannot place: its own error comes with the call
+        return None

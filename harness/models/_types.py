@@ -60,6 +60,9 @@ class Usage(_Frozen):
     input_tokens: int = 0
     cached_input_tokens: int = 0
     output_tokens: int = 0
+    reasoning_tokens: int = 0
+    """The model's reasoning (thinking) tokens: counted inside ``output_tokens``, as providers bill them,
+    and here on their own."""
 
     def __add__(self, other: Usage) -> Usage:
         if not isinstance(other, Usage):
@@ -68,6 +71,7 @@ class Usage(_Frozen):
             input_tokens=self.input_tokens + other.input_tokens,
             cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
+            reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
         )
 
     @property
@@ -106,6 +110,9 @@ class ModelOutput(_Frozen):
     """Set when the output was served from the response cache (``--cache``): no model was called."""
     cut: str | None = None
     """What the harness cut from an answer over its caps (``_cap``); None when it was kept whole."""
+    reasoning: dict[str, Any] | None = None
+    """What the provider returned for reasoning with this message (``_reasoning.reasoning_of``): the
+    engine stores it on the assistant message so the next call of the tool loop sends it back."""
     sampling: dict[str, Any] = Field(default_factory=dict)
     """The sampling parameters sent with the call (``temperature``, ``top_p``, ``seed``); one the provider
     does not take is left out (and so absent here)."""

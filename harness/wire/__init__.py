@@ -1,0 +1,64 @@
+"""The experiment as the provider receives it (P-80, E-11): provider bodies built offline by
+litellm's own transformation, read as the provider's turns, and checked against one table of
+provider rules with their sources.
+
+Imports only ``harness.models`` and ``protocols``; litellm is imported on the first body built.
+"""
+
+from ._analysis import (
+    WireDifference,
+    WireState,
+    WireTurn,
+    WireView,
+    analyze_wire,
+    state_place,
+    wire_difference,
+    wire_differs_in,
+    wire_summary,
+)
+from ._build import WireBuildError, build_wire_body, output_cap, request_wire_body, thinking_budget
+from ._preflight import Verdict, preflight_body, thinking_in, worst
+from ._rules import (
+    RULE_BY_ID,
+    RULES,
+    Rule,
+    VerdictKind,
+    claude_takes_prefill,
+    claude_version,
+    gemini_takes_trailing_model_turn,
+    gemini_version,
+)
+from ._turns import Turn, WireFormat, turns, wire_format
+
+__all__ = [
+    "RULES",
+    "RULE_BY_ID",
+    "Rule",
+    "Turn",
+    "Verdict",
+    "VerdictKind",
+    "WireBuildError",
+    "WireDifference",
+    "WireFormat",
+    "WireState",
+    "WireTurn",
+    "WireView",
+    "analyze_wire",
+    "build_wire_body",
+    "claude_takes_prefill",
+    "claude_version",
+    "gemini_takes_trailing_model_turn",
+    "gemini_version",
+    "output_cap",
+    "preflight_body",
+    "request_wire_body",
+    "state_place",
+    "thinking_budget",
+    "thinking_in",
+    "turns",
+    "wire_difference",
+    "wire_differs_in",
+    "wire_format",
+    "wire_summary",
+    "worst",
+]
