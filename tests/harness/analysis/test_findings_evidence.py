@@ -125,7 +125,8 @@ def test_control_without_any_verdict_says_there_is_no_p() -> None:
 def test_sentinel_reproduction_needs_the_control_to_pass_the_stage() -> None:
     f = finding(outcomes({"A", "v2"}))
     assert f.sentinelReproduced is True
-    assert "which the sentinel control v1 passed (rests on simple: v2 0/3 vs v1 3/3, Fisher p = 0.10" in f.sentinelStatement
+    assert ("which the sentinel control v1 passed (rests on simple: v2 0/3 vs v1 3/3, Fisher p = 0.10"
+            in f.sentinelStatement)
     # the control failed the stage the sentinel failed: not "reproduced", not interpretable
     f = finding(outcomes({"A", "v2"}, v1=FAIL))
     assert f.sentinelReproduced is None

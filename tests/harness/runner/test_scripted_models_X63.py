@@ -72,7 +72,8 @@ def test_last_user_follower_makes_C_worse_than_control(tmp_path: Path) -> None:
     assert outcomes(outcome) == expected
     assert outcome.report.findings[0].rule.endswith("placement-worse-than-control")
     # C 0/3 vs A 3/3 (p = 0.10): "worse than the placement control" is consistent with the trials, not shown at n = 3
-    assert "consistent with that placement being worse than the placement control" in outcome.report.findings[0].statement
+    statement = outcome.report.findings[0].statement
+    assert "consistent with that placement being worse than the placement control" in statement
     # it answers the state block as if it were the request: an on-topic-looking wrong answer
     assert _stage(outcome, "C", "simple").failureModes == {"wrong_answer": 3}
 
