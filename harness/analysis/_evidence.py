@@ -70,6 +70,13 @@ def evidence_text(stages: Sequence[str], pairs: Sequence[tuple[str, str]], count
     return " (rests on " + " | ".join(found) + ")"
 
 
+def own_text(stages: Sequence[str], group: str, counts: CountsByGroup) -> str:
+    """`` (rests on simple: v1 0/2 | tool_continuation: v1 0/2)``: for a claim about one group alone, only
+    that group's figures (no comparison it does not make)."""
+    found = [f"{stage}: {rate(group, c)}" for stage in stages if (c := counts.get(group, {}).get(stage)) and c[1]]
+    return " (rests on " + " | ".join(found) + ")" if found else f" ({group} has no trial with a verdict there)"
+
+
 def lower(c: PairEvidence) -> bool:
     """Is ``c.group`` separably below ``c.other`` (p < alpha, and its pass rate the lower)?"""
     return c.separable and c.passes * c.otherN < c.otherPasses * c.n

@@ -24,7 +24,7 @@ from typing import Literal
 
 from harness.plan import FindingsSpec
 
-from ._evidence import CountsByGroup, comparisons, dependence_text, evidence_text, rate, unshown
+from ._evidence import CountsByGroup, comparisons, dependence_text, evidence_text, own_text, rate, unshown
 from ._models import Finding, FindingsResult, ModelKind, PairEvidence, StageStatus
 from ._readings import reading
 from ._stats import ALPHA
@@ -156,16 +156,16 @@ def _texts(rule: str, ctx: _Context, failed: Sequence[str]) -> tuple[str, str, l
     if rule == "control-failed":
         stages = [st for st, status in ctx.basis[v1].items() if status == "failed"]
         return (f"The sentinel control {v1} (unified@1) failed {ctx.failed_stages(v1)}"
-                f"{ctx.evidence([(v1, a)], stages)}: read as a setup or model problem (X-40). No placement "
+                f"{own_text(stages, v1, ctx.counts)}: read as a setup or model problem (X-40). No placement "
                 "conclusion is drawn.",
                 "Anything about the position, role or prompt of the state block: with the sentinel control failing, "
                 "the other groups' outcomes cannot be attributed to placement.",
-                ctx.rests([(v1, a)], stages), None)
+                [], None)
     if rule == "control-inconclusive":
-        return (f"The sentinel control {v1} reached no verdict ({ctx.describe(v1)}){ctx.evidence([(v1, a)])}: a "
+        return (f"The sentinel control {v1} reached no verdict ({ctx.describe(v1)}): a "
                 "setup or model problem cannot be excluded, so no placement conclusion is drawn.",
                 "Anything about placement; rerun once the sentinel control completes the anomaly stages.",
-                ctx.rests([(v1, a)]), None)
+                [], None)
     if rule == "not-reproduced":
         return (f"In these trials no group failed the anomaly stages, {v2} included ({ctx.rates([a, b, c, v2, v1])}): "
                 "the anomaly did not reproduce at all; the experiment is inconclusive.",
@@ -242,19 +242,24 @@ def derive_findings(
         restsOn=rests,
         shown=shown,
     )
+    passed_any = any(st == "passed" for per in outcomes.values() for st in per.values())
     return FindingsResult(findings=[finding], caveats=_caveats(ctx, maintenance_ran, model_kind,
-                                                                  baseline_maintenance_ran))
+                                                                  baseline_maintenance_ran, passed_any))
 
 
 def _caveats(ctx: _Context, maintenance_ran: bool, model_kind: ModelKind,
-             baseline_maintenance_ran: bool | None) -> list[str]:
+             baseline_maintenance_ran: bool | None, passed_any: bool) -> list[str]:
     out: list[str] = []
     if model_kind == "scripted":
         out.append("Scripted models: this run checks the harness mechanisms, not LLM behaviour; nothing here is "
                    "evidence about any real model (X-42).")
-    else:
-        out.append("Real-model run: one model, one task, small n; a passing experiment is no guarantee of "
+    elif passed_any:
+        out.append("Real-model run: one model, one task, small n; a stage passed here is no guarantee of "
                    "production stability, and scripted mechanism checks are reported separately (X-42).")
+    else:
+        out.append("Real-model run: no group passed any stage; the failures describe this one model on this one "
+                   "task at this n, not other models or tasks, and scripted mechanism checks are reported "
+                   "separately (X-42).")
     if not maintenance_ran:
         out.append("No automatic maintenance (token threshold) ran in any trial: automatic compression was not "
                    "exercised, and this report makes no claim about it (X-44).")

@@ -33,7 +33,10 @@ def test_every_statement_names_n_and_fisher_p(o: dict[str, dict[str, str]]) -> N
     with_p = P.search(head) and re.search(r"\b\d/3\b", head)
     # a rule that compares nothing (no group failed) names every group's n instead
     counts_only = f.restsOn == [] and f.shown is None and all(f"{g} 3/3" in head for g in ("A", "B", "C", "v2", "v1"))
-    assert with_p or counts_only or ("no Fisher p" in head and "n = 0" in head), head  # no verdict: said so
+    # a claim about the sentinel control alone names only its own figures, no comparison it does not make
+    own_only = f.restsOn == [] and f.rule.endswith(("control-failed", "control-inconclusive")) and \
+        (re.search(r"rests on simple: v1 \d/3", head) or "n = 0" in head)
+    assert with_p or counts_only or own_only or ("no Fisher p" in head and "n = 0" in head), head
 
 
 def test_the_brief_example_reads_with_counts_and_p() -> None:
@@ -119,7 +122,16 @@ def test_the_sentinel_reproduced_in_these_trials_is_not_shown_at_this_n() -> Non
 def test_control_without_any_verdict_says_there_is_no_p() -> None:
     f = finding(outcomes({"A"}, v1={"simple": "inconclusive"}))
     assert f.rule.endswith("control-inconclusive")
-    assert "no Fisher p" in f.statement and "n = 0" in f.statement
+    assert "n = 0" in f.statement and "Fisher" not in f.statement.removesuffix(f.sentinelStatement)
+
+
+def test_a_failing_sentinel_control_rests_on_its_own_figures_only() -> None:
+    """The claim is that v1 failed: its basis is v1's n, not a comparison with A that claims nothing."""
+    f = finding(outcomes({"A"}, v1=FAIL))
+    assert f.rule.endswith("control-failed") and f.restsOn == []
+    head = f.statement.removesuffix(f.sentinelStatement)
+    assert "(rests on simple: v1 0/3 | tool_continuation: v1 0/3)" in head or "(rests on simple: v1 0/3)" in head
+    assert "vs A" not in head
 
 
 def test_sentinel_reproduction_needs_the_control_to_pass_the_stage() -> None:
