@@ -3,6 +3,7 @@ comparisons, cost and repeated tool calls, all derived from report.json and metr
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from harness.analysis import format_p, p_text
@@ -30,13 +31,41 @@ def _interval(pair: Any) -> str:
     return f"[{pair[0]:.2f}, {pair[1]:.2f}]"
 
 
-def _cell(stage: dict[str, Any]) -> dict[str, Any]:
+def _why_skipped(reason: str, failures: int) -> str:
+    if reason.startswith("fail_fast"):
+        return f"fail-fast after {failures} failure{'' if failures == 1 else 's'}"
+    if reason.startswith("stopped: "):
+        return f"the run stopped ({reason.removeprefix('stopped: ')})"
+    return reason or "no reason recorded"
+
+
+def skipped_text(stage: dict[str, Any]) -> str:
+    """``1 repeat skipped: fail-fast after 2 failures``: the repeats of a stage that never ran (their
+    latest attempt is ``skipped``), so a cell reading 0/2 under a "3 repeats" label says where the third went."""
+    latest: dict[int, dict[str, Any]] = {}
+    for t in stage.get("trials") or []:
+        if t.get("attempt", 0) >= latest.get(t.get("repeat", 0), {}).get("attempt", -1):
+            latest[t.get("repeat", 0)] = t
+    failures = sum(t.get("status") == "failed" for t in latest.values())
+    reasons = Counter(_why_skipped(str(t.get("error") or ""), failures)
+                      for t in latest.values() if t.get("status") == "skipped")
+    return "; ".join(f"{n} repeat{'' if n == 1 else 's'} skipped: {why}" for why, n in reasons.items())
+
+
+def _cell(stage: dict[str, Any], pass_k: bool = True) -> dict[str, Any]:
     rate = stage.get("passRate") or {}
-    ks = stage.get("passHatK") or {}
+    ks = (stage.get("passHatK") or {}) if pass_k else {}
     return {"status": stage.get("status", "not_reached"), "passes": rate.get("passes"), "n": rate.get("n"),
             "wilson": _interval(rate.get("wilson95")),
             "passHatK": ", ".join(f"k={k}: {v:.2f}" for k, v in ks.items() if v is not None),
+            "skipped": skipped_text(stage),
             "failureModes": ", ".join(f"{mode} ×{n}" for mode, n in (stage.get("failureModes") or {}).items())}
+
+
+def uses_pass_k(report: dict[str, Any]) -> bool:
+    """pass^k is shown only where the findings rules read it (placement-v3, X-40); placement-rates compares
+    pass rates."""
+    return not any(str(f.get("rule", "")).startswith("placement-rates") for f in report.get("findings", []))
 
 
 def headline(report: dict[str, Any]) -> dict[str, Any]:
@@ -125,12 +154,14 @@ def _limit(limits: dict[str, Any], key: str) -> Any:
 def gating(report: dict[str, Any]) -> dict[str, Any]:
     groups = report.get("groups", [])
     stages = list(dict.fromkeys(s["id"] for g in groups for s in g.get("stages", [])))
+    pass_k = uses_pass_k(report)
     rows = []
     for g in groups:
         by_id = {s["id"]: s for s in g.get("stages", [])}
         rows.append({"group": g["id"], "role": g.get("term") or g.get("role"),
                      "protocol": f"{(g.get('protocol') or {}).get('id')}@{(g.get('protocol') or {}).get('version')}",
-                     "cells": [_cell(by_id[s]) if s in by_id else _cell({"status": "not_planned"}) for s in stages]})
+                     "cells": [_cell(by_id[s], pass_k) if s in by_id else _cell({"status": "not_planned"})
+                               for s in stages]})
     return {"stages": stages, "rows": rows}
 
 

