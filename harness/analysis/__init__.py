@@ -31,6 +31,15 @@ from ._models import (
     StageStatus,
 )
 from ._rate_findings import RATE_RULES, derive_rate_findings
+from ._sequential import (
+    LookComparison,
+    SequentialDesign,
+    SequentialLook,
+    SequentialResult,
+    evaluate_sequential,
+    sequential_finding,
+    small_p,
+)
 from ._spending import SPENDING, Spending, look_alphas, spent
 from ._stats import (
     ALPHA,
@@ -51,6 +60,8 @@ __all__ = [
     "BaselineComparison", "CallEvidence", "Comparison", "ConversationOutcome", "Counts", "DesignFinding", "DesignKind",
     "DesignReview", "Diagnosis", "FailureMode", "PlannedComparison", "planned_pairs", "review_design",
     "Finding", "FindingsResult", "ModelEvidence", "ModelKind", "PairEvidence", "StageOutcome", "StageStatus",
+    "LookComparison", "SequentialDesign", "SequentialLook", "SequentialResult", "evaluate_sequential",
+    "sequential_finding", "small_p",
     "Spending", "SweepFinding", "TrialEvidence", "TurnEvidence",
     "anomaly_verdict", "answer_shape", "classify_failure", "compare", "complete_difference_p", "compare_with_baseline",
     "compare_with_control",
