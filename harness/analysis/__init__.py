@@ -36,6 +36,7 @@ from ._sequential import (
     SequentialDesign,
     SequentialLook,
     SequentialResult,
+    boundary_text,
     evaluate_sequential,
     sequential_finding,
     small_p,
@@ -51,6 +52,7 @@ from ._stats import (
     pass_hat_k,
     pass_hat_ks,
     separable,
+    verdict_text,
     wilson_interval,
 )
 from ._sweep_findings import ModelEvidence, StageOutcome, SweepFinding, cross_model_findings
@@ -61,7 +63,7 @@ __all__ = [
     "DesignReview", "Diagnosis", "FailureMode", "PlannedComparison", "planned_pairs", "review_design",
     "Finding", "FindingsResult", "ModelEvidence", "ModelKind", "PairEvidence", "StageOutcome", "StageStatus",
     "LookComparison", "SequentialDesign", "SequentialLook", "SequentialResult", "evaluate_sequential",
-    "sequential_finding", "small_p",
+    "sequential_finding", "small_p", "boundary_text", "verdict_text",
     "Spending", "SweepFinding", "TrialEvidence", "TurnEvidence",
     "anomaly_verdict", "answer_shape", "classify_failure", "compare", "complete_difference_p", "compare_with_baseline",
     "compare_with_control",

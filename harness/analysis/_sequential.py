@@ -74,13 +74,14 @@ class SequentialResult(_Out):
 def small_p(p: float, boundary: float) -> str:
     """Two significant digits, positional ("0.00016"), with more where rounding would cross the boundary."""
     for digits in (2, 3, 4, 6):
-        text = _digits(p, digits)
+        text = boundary_text(p, digits)
         if (float(text) < boundary) == (p < boundary):
             return text
     return format(Decimal(repr(p)), "f")
 
 
-def _digits(value: float, digits: int = 2) -> str:
+def boundary_text(value: float, digits: int = 2) -> str:
+    """A boundary (or any small number) to ``digits`` significant digits, positional: "0.0019", "0.000012"."""
     return format(Decimal(f"{value:#.{digits}g}"), "f")
 
 
@@ -134,7 +135,7 @@ def _tests(look: SequentialLook) -> str:
             continue
         sign = "<" if c.crossed else "≥"
         out.append(f"{c.group} vs {c.other} {c.passes}/{c.n} vs {c.otherPasses}/{c.otherN}, "
-                   f"p = {small_p(c.fisherP, look.boundary)} {sign} boundary {_digits(look.boundary)}")
+                   f"p = {small_p(c.fisherP, look.boundary)} {sign} boundary {boundary_text(look.boundary)}")
     return "; ".join(out)
 
 
