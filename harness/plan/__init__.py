@@ -40,7 +40,8 @@ from ._models import (
 )
 from ._prices import price_problems
 from ._semantics import expectation_problem
-from ._sequential_spec import SequentialSpec, sequential_pairs
+from ._sequential_checks import sequential_pairs
+from ._sequential_spec import SequentialSpec
 
 __all__ = [
     "BUSINESS_TOOLS", "STAGE_STATUSES", "SYNTAX", "TRIAL_CHECKS", "TURN_CHECKS", "AgentSpec", "AnswerContains",

@@ -14,7 +14,7 @@ from protocols import CATALOG, OptionsError, resolve
 
 from ._expect import STAGE_STATUSES, Expectation, conflict, parse_expectation
 from ._models import Plan
-from ._sequential_spec import sequential_errors
+from ._sequential_checks import sequential_errors
 
 Loc = tuple[str | int, ...]
 Problem = tuple[Loc, str]
