@@ -31,6 +31,16 @@ from ._models import (
     StageStatus,
 )
 from ._rate_findings import RATE_RULES, derive_rate_findings
+from ._sequential import (
+    LookComparison,
+    SequentialDesign,
+    SequentialLook,
+    SequentialResult,
+    boundary_text,
+    evaluate_sequential,
+    sequential_finding,
+    small_p,
+)
 from ._spending import SPENDING, Spending, look_alphas, spent
 from ._stats import (
     ALPHA,
@@ -42,6 +52,7 @@ from ._stats import (
     pass_hat_k,
     pass_hat_ks,
     separable,
+    verdict_text,
     wilson_interval,
 )
 from ._sweep_findings import ModelEvidence, StageOutcome, SweepFinding, cross_model_findings
@@ -51,6 +62,8 @@ __all__ = [
     "BaselineComparison", "CallEvidence", "Comparison", "ConversationOutcome", "Counts", "DesignFinding", "DesignKind",
     "DesignReview", "Diagnosis", "FailureMode", "PlannedComparison", "planned_pairs", "review_design",
     "Finding", "FindingsResult", "ModelEvidence", "ModelKind", "PairEvidence", "StageOutcome", "StageStatus",
+    "LookComparison", "SequentialDesign", "SequentialLook", "SequentialResult", "evaluate_sequential",
+    "sequential_finding", "small_p", "boundary_text", "verdict_text",
     "Spending", "SweepFinding", "TrialEvidence", "TurnEvidence",
     "anomaly_verdict", "answer_shape", "classify_failure", "compare", "complete_difference_p", "compare_with_baseline",
     "compare_with_control",

@@ -32,8 +32,7 @@ Pair = tuple[str, str, str]
 def planned_pairs(plan: Plan) -> list[Pair]:
     """The comparisons the findings rules make, per anomaly stage both groups take part in."""
     spec = plan.findings
-    pairs = [(spec.positionGroup, spec.placementControl), (spec.roleGroup, spec.placementControl),
-             (spec.sentinelGroup, spec.controlGroup)]
+    pairs = spec.pairs()
     stages = {s.id: s for s in plan.stages}
     out = []
     for stage_id in spec.anomalyStages:

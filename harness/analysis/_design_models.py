@@ -10,9 +10,9 @@ with ``problem: false`` is a note.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
 DesignKind = Literal["not-separable", "underpowered", "one-sample", "not-exercisable"]
 
@@ -65,6 +65,14 @@ class DesignReview(_Out):
     effect: Effect | None
     comparisons: list[PlannedComparison]
     findings: list[DesignFinding]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _computed_is_not_input(cls, data: Any) -> Any:
+        """report.json carries ``problems`` (computed); reading it back recomputes it."""
+        if isinstance(data, dict) and "problems" in data:
+            data = {k: v for k, v in data.items() if k != "problems"}
+        return data
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -2,8 +2,10 @@
 
 Exit codes (O-24): 0 ran to its end, 2 invalid input or usage, 3 stopped early, 4 an expectation
 of ``harness run --expect`` unmet, 5 ``--strict`` and the plan's design review found a problem (a
-valid plan that cannot show what it compares, ``harness validate --strict``), 1 internal defect, 130
-interrupted (Ctrl-C) before anything ran.
+valid plan that cannot show what it compares: ``harness validate --strict``, and ``harness run
+--strict``, which checks it after the exit-2 checks and before any model call, so nothing ran), 1
+internal defect, 130 interrupted (Ctrl-C) before anything ran. ``harness run``'s order of precedence
+is in ``_run_gate``.
 
 The command modules are imported on first use of ``app`` (``from harness.cli import app``) or by
 ``main``, not when this package is: the console script imports ``main`` from here, and a Ctrl-C

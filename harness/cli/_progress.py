@@ -128,6 +128,8 @@ class Progress:
         self._maybe_line()
 
     def on_stage(self, event: str, group: str, stage: str, status: str | None) -> None:
+        if event == "end":
+            self._unneeded(group, stage)
         if not self.plain:
             return
         if event == "start" and stage not in self.started_stages:
@@ -137,6 +139,16 @@ class Progress:
             tally = self._tally(stage, group)
             counts = ", ".join(f"{k} {v}" for k, v in sorted(tally.items())) or "no trials"
             self._line(f"stage {stage}: group {group} {status} ({counts}); {self.totals()}")
+
+    def _unneeded(self, group: str, stage: str) -> None:
+        """A sequential stage that stopped at a look planned repeats it did not need: they leave the totals."""
+        task, spec = self.tasks.get(stage), self.plan.stage(stage)
+        if task is None or spec.sequential is None:
+            return
+        unneeded = spec.repeats - sum(g == group and s == stage for g, s, _ in self.latest)
+        if unneeded > 0:
+            self.planned -= unneeded
+            self.bars.update(task, total=int(self.bars.tasks[task].total or 0) - unneeded)
 
     def on_call(self, call: dict[str, Any]) -> None:
         if call.get("cached"):

@@ -2,8 +2,9 @@
 
 Exit codes: 0 the experiment ran to its end (whatever the verdicts) and met every expectation,
 2 invalid input or usage, 3 stopped early (budget, stop condition, interrupt; the report is still
-written), 4 an expectation unmet (``_run_gate``), 1 a defect, 130 a Ctrl-C before the run started
-or while the report of a completed run was rendered.
+written), 4 an expectation unmet, 5 ``--strict`` and a design problem (nothing ran; order and rules in
+``_run_gate``), 1 a defect, 130 a Ctrl-C before the run started or while the report of a completed
+run was rendered. ``--dry-run`` shows the design review ``harness validate`` shows.
 """
 
 from __future__ import annotations
@@ -32,8 +33,20 @@ from harness.runner import (
     restore,
 )
 
-from ._app import EXIT_INVALID, EXIT_OK, app, err_console, fail, interruptible, reflow_help
-from ._run_gate import DOC_EXPECT, DOC_JUNIT, DOC_REPEATS, DOC_SEED, DOC_TEMPERATURE, EXIT_CODES, finish_run, prepare
+from ._app import EXIT_INVALID, app, err_console, fail, interruptible, reflow_help
+from ._run_gate import (
+    DOC_EXPECT,
+    DOC_JUNIT,
+    DOC_REPEATS,
+    DOC_SEED,
+    DOC_STRICT,
+    DOC_TEMPERATURE,
+    EXIT_CODES,
+    design_gate,
+    dry_code,
+    finish_run,
+    prepare,
+)
 from ._run_sweep import DOC_CACHE, DOC_MODEL, run_sweep
 from ._run_view import Progress, dry_run, guarded, price_refused, summary
 
@@ -102,6 +115,7 @@ def run_cmd(
     temperature: float | None = typer.Option(None, "--temperature", help=DOC_TEMPERATURE),
     seed: int | None = typer.Option(None, "--seed", help=DOC_SEED),
     repeats: Annotated[list[str] | None, typer.Option("--repeats", help=DOC_REPEATS)] = None,
+    strict: bool = typer.Option(False, "--strict", help=DOC_STRICT),
 ) -> None:
     """Run an experiment plan: staged groups, budgets, checks, report.json and metrics.duckdb.
 
@@ -139,7 +153,9 @@ def run_cmd(
     when a stage ends otherwise; --junit FILE writes one JUnit test case per trial. Quick overrides:
     --temperature, --seed and --repeats STAGE=N replace the plan's values for this run; report.json
     records them as overrides, and --resume refuses a run directory that ran with other overrides
-    (given none, a resume reuses the recorded ones).
+    (given none, a resume reuses the recorded ones). --dry-run shows the plan's design review (what each
+    comparison can show at its n, as `harness validate` does); --strict exits 5 before any model call when
+    it finds a problem.
 
     {exit_codes}
     """
@@ -178,7 +194,7 @@ def run_cmd(
                           max_total_tokens=given.max_total_tokens, max_llm_calls=given.max_llm_calls,
                           max_wall_seconds=given.max_wall_seconds, cli_prices=given.prices, expect=gate.expect,
                           override_spec=gate.spec, overrides=gate.overrides)
-        raise typer.Exit(run_sweep(base, given.models, given.maintainer, resume is not None, dry, junit))
+        raise typer.Exit(run_sweep(base, given.models, given.maintainer, resume is not None, dry, junit, strict))
     agent = given.models[0] if given.models else plan.models.agent
     maintainer = given.maintainer or plan.models.maintainer or agent
     if resume is not None and (agent, maintainer) != (manifest.get("agentModel"), manifest.get("maintainerModel")):
@@ -199,9 +215,10 @@ def run_cmd(
         table = prepare_prices(request)
     except PriceUnknown as exc:
         raise typer.Exit(price_refused(exc)) from None
+    review = design_gate(plan, strict, dry)
     if dry:
-        dry_run(request, table)
-        raise typer.Exit(EXIT_OK)
+        dry_run(request, table, review)
+        raise typer.Exit(dry_code(review, strict))
     raise typer.Exit(_execute(request, junit))
 
 

@@ -1,10 +1,13 @@
-"""``harness run`` as a CI gate and with quick overrides: ``--expect``, ``--junit``,
+"""``harness run`` as a CI gate and with quick overrides: ``--expect``, ``--junit``, ``--strict``,
 ``--temperature``, ``--seed``, ``--repeats``. What the options mean is here; ``_run`` only passes them.
 
-Exit codes, in order of precedence: 2 invalid input (nothing ran), 1 a harness defect, 3 stopped
-early, 4 an expectation unmet, 0 done. A run that stopped early exits 3 even when an expectation is
-also unmet: its verdicts are not final (``--resume`` finishes it, and the finished run exits 0 or 4);
-the unmet expectations are still listed and in report.json.
+Exit codes, in order of precedence: 2 invalid input (nothing ran), 5 ``--strict`` and the design
+review of the plan as it would run (overrides applied) found a problem (checked after every exit-2
+check and before any model call or run directory: nothing ran; a dry run prints the review and then
+exits 5), 1 a harness defect, 3 stopped early, 4 an expectation unmet, 0 done. A run that stopped
+early exits 3 even when an expectation is also unmet: its verdicts are not final (``--resume``
+finishes it, and the finished run exits 0 or 4); the unmet expectations are still listed and in
+report.json.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.analysis import DesignReview, review_design
 from harness.plan import Expectation, Plan
 from harness.rendering import write_junit
 from harness.results import ExpectationResult, Override, Report, ReportError, read_report, read_sweep
@@ -22,6 +26,7 @@ from harness.runner._overrides import OverrideError, OverrideSpec, apply_overrid
 from harness.workflows import SweepOutcome
 
 from ._app import EXIT_INTERRUPTED, EXIT_INVALID, EXIT_OK, EXIT_STOPPED, EXIT_UNMET, err_console, fail
+from ._design_view import EXIT_DESIGN, print_review
 from ._run_view import console
 
 DOC_EXPECT = ("Expected stage outcome GROUP:STAGE=STATUS (repeatable), e.g. A:simple=passed; STATUS is passed, "
@@ -32,16 +37,19 @@ DOC_JUNIT = ("Write JUnit XML here: one test case per trial (class group.stage),
 DOC_TEMPERATURE = "Override the plan's models.sampling.temperature (0 to 2); recorded in report.json as an override."
 DOC_SEED = "Override the plan's models.sampling.seed; recorded in report.json as an override."
 DOC_REPEATS = ("Override a stage's repeats: STAGE=N (repeatable), e.g. simple=5; recorded in report.json as an "
-               "override.")
+               "override. A sequential stage takes only its last look.")
+DOC_STRICT = (f"Exit {EXIT_DESIGN} before any model call when the design review of the plan (as it would run, "
+              "overrides applied) finds a problem, as `harness validate --strict` does (for CI).")
 EXIT_CODES = ("Exit codes: 0 the experiment ran to its end and met every expectation (whatever the verdicts); "
               "2 invalid input or an unusable environment (nothing ran; e.g. a remote model without a price under "
               "a USD cap); 3 stopped early (budget, stop condition, a server's context limit, interrupt; the report "
               "is still written, --resume continues it); 4 ran to its end but an expectation (--expect or the "
-              "plan's expect) is unmet, each one listed; 1 an internal defect of the harness; 130 interrupted "
-              "(Ctrl-C) before the run started (nothing ran), or while the report was rendered after every trial "
-              "had finished (the run is completed and report.json written; `harness report DIR` renders "
-              "report.html / report.md). A run that both stops early and misses an expectation exits 3: its "
-              "verdicts are not final yet.")
+              "plan's expect) is unmet, each one listed; 5 --strict and the design review found a problem (nothing "
+              "ran; checked after the exit-2 checks, before any model call); 1 an internal defect of the harness; "
+              "130 interrupted (Ctrl-C) before the run started (nothing ran), or while the report was rendered "
+              "after every trial had finished (the run is completed and report.json written; `harness report "
+              "DIR` renders report.html / report.md). A run that both stops early and misses an expectation exits "
+              "3: its verdicts are not final yet.")
 
 
 @dataclass
@@ -83,6 +91,25 @@ def prepare(plan: Plan, expect: list[str] | None, junit: Path | None, temperatur
     if junit is not None:
         _check_writable(junit)
     return Gate(plan=plan, expect=expectations, spec=spec, overrides=overrides, junit=junit)
+
+
+def design_gate(plan: Plan, strict: bool, dry: bool) -> DesignReview:
+    """The design review of the plan as it would run; with ``--strict`` a problem exits 5 here, before any
+    model call or run directory (a dry run shows its review first: ``dry_code``)."""
+    review = review_design(plan)
+    if strict and review.problems and not dry:
+        print_review(console, review)
+        fail(f"--strict: {review.problems} design problem(s); nothing ran", EXIT_DESIGN)
+    return review
+
+
+def dry_code(review: DesignReview, strict: bool) -> int:
+    """A dry run's exit code: 5 with ``--strict`` and a design problem, else 0."""
+    if strict and review.problems:
+        err_console.print(f"error: --strict: {review.problems} design problem(s) (exit {EXIT_DESIGN})",
+                          markup=False, soft_wrap=True)
+        return EXIT_DESIGN
+    return EXIT_OK
 
 
 def _check_writable(path: Path) -> None:

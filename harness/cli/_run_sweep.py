@@ -13,8 +13,9 @@ from harness.runner import PriceUnknown, ResumeRefused, RunOutcome, RunRequest, 
 from harness.workflows import SweepOutcome, SweepRequest, execute_sweep, prepare_sweep, sweep_errors
 from harness.workflows._sweep import check_sweep_resume, member_request
 
-from ._app import EXIT_OK, fail
-from ._run_gate import finish_sweep
+from ._app import fail
+from ._design_view import print_review
+from ._run_gate import design_gate, dry_code, finish_sweep
 from ._run_view import Progress, budget_text, console, continue_hint, dry_run, guarded, price_refused, summary, where
 
 DOC_MODEL = ("Agent model (litellm string); default: the plan's. Repeat it to sweep several models into one "
@@ -26,7 +27,7 @@ _COLOURS = {"passed": "green", "failed": "red", "inconclusive": "yellow"}
 
 
 def run_sweep(base: RunRequest, models: list[str], maintainer: str | None, resume: bool, dry: bool,
-              junit: Path | None = None) -> int:
+              junit: Path | None = None, strict: bool = False) -> int:
     request = SweepRequest(base=base, models=models, maintainer=maintainer, resume=resume)
     try:
         if resume:
@@ -40,13 +41,15 @@ def run_sweep(base: RunRequest, models: list[str], maintainer: str | None, resum
         fail(str(exc))
     except PriceUnknown as exc:
         return price_refused(exc)
+    review = design_gate(base.plan, strict, dry)  # one plan for every model: one review
     if dry:
         console.print(f"sweep: {len(request.models)} models one after another into {request.out_dir}/<model>/, one "
                       f"shared budget over all models: {budget_text(base)}", markup=False, soft_wrap=True)
         for model in request.models:
             console.print(f"[bold]model {escape(model)}[/]")
             dry_run(member_request(request, model, "-"), tables[model])
-        return EXIT_OK
+        print_review(console, review)
+        return dry_code(review, strict)
     return _execute(request, junit)
 
 

@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 
 from rich.table import Table
 
+from harness.analysis import DesignReview
 from harness.business_tools import BusinessTools
 from harness.results import is_sweep, unknown_usd
 from harness.runner import (
@@ -34,6 +35,7 @@ from protocols.store import MemoryStore
 
 from . import _app
 from ._app import EXIT_DEFECT, EXIT_INTERRUPTED, EXIT_INVALID, EXIT_STOPPED, NOT_STARTED, err_console, plain
+from ._design_view import print_review
 from ._progress import Progress, console
 from ._validate import planned_trials, summary_table
 
@@ -209,8 +211,9 @@ def budget_text(request: RunRequest) -> str:
                      for name, value in caps if value is not None) or "no caps"
 
 
-def dry_run(request: RunRequest, prices: PriceTable) -> None:
-    """O-25: what would run and a cost range; no model is called."""
+def dry_run(request: RunRequest, prices: PriceTable, review: DesignReview | None = None) -> None:
+    """O-25: what would run and a cost range, then the design review when given (``harness validate``'s);
+    no model is called."""
     plan, s = request.plan, request.settings
     console.print(summary_table(plan))
     turns = sum(len(st.turns) * st.repeats * len(plan.participants(st)) for st in plan.stages
@@ -235,4 +238,12 @@ def dry_run(request: RunRequest, prices: PriceTable) -> None:
                   f"litellm's counter (a local model's chat template may count more), cost {cost}",
                   markup=False, soft_wrap=True)
     console.print(f"budget: {budget_text(request)}", markup=False, soft_wrap=True)
+    for st in plan.stages:
+        if st.sequential is not None and (s.stages is None or st.id in s.stages):
+            console.print(f"{st.id} is sequential: looks at {', '.join(map(str, st.sequential.looks))} repeats "
+                          f"({st.sequential.spending} spending); it stops at the first look where every comparison "
+                          f"crosses its boundary, so it runs {st.sequential.looks[0]} to {st.repeats} repeats per "
+                          "group", markup=False, soft_wrap=True)
+    if review is not None:
+        print_review(console, review)
     console.print("dry run: no model was called", markup=False)

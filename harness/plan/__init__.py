@@ -40,6 +40,8 @@ from ._models import (
 )
 from ._prices import price_problems
 from ._semantics import expectation_problem
+from ._sequential_checks import sequential_pairs
+from ._sequential_spec import SequentialSpec
 
 __all__ = [
     "BUSINESS_TOOLS", "STAGE_STATUSES", "SYNTAX", "TRIAL_CHECKS", "TURN_CHECKS", "AgentSpec", "AnswerContains",
@@ -48,6 +50,7 @@ __all__ = [
     "FoldReadback", "GroupSpec", "json_path", "load_plan", "MemoryPreserved", "mentions", "ModelsSpec",
     "parse_expectation", "parse_json", "parse_plan", "Plan", "plan_json_schema", "plan_json_schema_text",
     "plan_sha256", "PlanError", "Price", "price_problems", "ProjectData", "ProtocolRef", "RunCompleted",
-    "SameSession", "Sampling", "StageSpec", "StageStatus", "StateInEveryRequest", "StopSpec", "ToolCalled",
+    "SameSession", "Sampling",
+    "SequentialSpec", "sequential_pairs", "StageSpec", "StageStatus", "StateInEveryRequest", "StopSpec", "ToolCalled",
     "ToolNotCalled", "TrialCheck", "Turn", "TurnCheck", "WindowMismatchRecovered",
 ]

@@ -19,6 +19,7 @@ from protocols import PLACEHOLDER, AgentConfig, MaintenanceOptions
 from ._analysis_spec import AnalysisSpec
 from ._checks_spec import SameSession, TrialCheck, TurnCheck
 from ._expect import SYNTAX, parse_expectation
+from ._sequential_spec import SequentialSpec
 
 BUSINESS_TOOLS: tuple[str, ...] = ("quote_calculate", "schedule_plan", "budget_lookup")
 BusinessTool = Literal["quote_calculate", "schedule_plan", "budget_lookup"]
@@ -159,6 +160,9 @@ class StageSpec(_Model):
         None, description="Groups taking part; null = every group that is not a baseline (X-10)."
     )
     failFast: bool = True
+    sequential: SequentialSpec | None = Field(
+        None, description="Opt-in sequential design: looks, α spending and the comparisons that stop the stage "
+                          "early when every one has crossed its boundary; null = a fixed design (every repeat runs).")
     turns: list[Turn] = Field(min_length=1)
     trialChecks: list[TrialCheck] = Field(default_factory=list)
 
@@ -229,6 +233,12 @@ class FindingsSpec(_Model):
                  (self.roleGroup, "role treatment"), (self.sentinelGroup, "sentinel"),
                  (self.controlGroup, "sentinel control"), (self.baselineGroup, "baseline"))
         return next((word for g, word in parts if g == group), None)
+
+    def pairs(self) -> list[tuple[str, str]]:
+        """The comparisons the rules make, (group, compared with): position and role against the placement
+        control, the sentinel against the sentinel control."""
+        return [(self.positionGroup, self.placementControl), (self.roleGroup, self.placementControl),
+                (self.sentinelGroup, self.controlGroup)]
 
 
 def _expectation_syntax(text: str) -> str:

@@ -14,6 +14,7 @@ from protocols import CATALOG, OptionsError, resolve
 
 from ._expect import STAGE_STATUSES, Expectation, conflict, parse_expectation
 from ._models import Plan
+from ._sequential_checks import sequential_errors
 
 Loc = tuple[str | int, ...]
 Problem = tuple[Loc, str]
@@ -69,7 +70,8 @@ def _field_problems(key: str, options: dict[str, Any], loc: Loc) -> list[Problem
 
 
 def reference_errors(plan: Plan) -> list[Problem]:
-    return [*_id_errors(plan), *_stage_errors(plan), *_findings_errors(plan), *_expect_errors(plan)]
+    return [*_id_errors(plan), *_stage_errors(plan), *sequential_errors(plan), *_findings_errors(plan),
+            *_expect_errors(plan)]
 
 
 def _duplicates(ids: list[str], where: str) -> list[Problem]:

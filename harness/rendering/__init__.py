@@ -11,6 +11,7 @@ import harness
 from . import _plots
 from ._context import comparisons, costs, gating, headline
 from ._data import ReportInputError, load_metrics, load_report
+from ._design import design
 from ._differences import differences
 from ._evidence import evidence
 from ._junit import junit_xml, write_junit, xml_safe
@@ -42,7 +43,7 @@ def render_all(run_dir: Path) -> list[Path]:
                "caveats": report.get("caveats", []), "trials": trials,
                "wf": {"gate": gate(report), "infra": infrastructure(report), "triage": triage(trials)},
                "diffs": differences(report),
-               "ev": evidence(report),
+               "ev": evidence(report), "dz": design(report),
                "schema": report.get("schemaVersion"), "created": report.get("createdAt"),
                "version": report.get("harnessVersion", harness.__version__)}
     written = []

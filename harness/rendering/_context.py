@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from harness.analysis import format_p, p_text
+from harness.analysis import format_p, p_text, verdict_text
 from harness.results import unknown_usd
 
 from ._data import SEGMENTS, group_ids, repeat_totals, segment_table, token_totals
+from ._design import report_alpha
 
 SPENT_KEYS = ("usd", "inputTokens", "cachedInputTokens", "outputTokens", "totalTokens", "llmCalls", "cachedResponses",
               "wallSeconds")
@@ -74,6 +75,7 @@ def headline(report: dict[str, Any]) -> dict[str, Any]:
         stages = [s["id"] for s in g.get("stages", []) if s.get("status") == "failed"]
         if stages:
             failing.append({"group": g["id"], "label": g.get("label") or g["id"], "stages": stages})
+    alpha = report_alpha(report)
     comps = [c for c in report.get("comparisons", []) if c.get("fisherP") is not None]
     apart = [c for c in comps if c.get("separable")]
     ns = sorted({int(c["groupN"]) for c in comps} | {int(c["controlN"]) for c in comps})
@@ -84,10 +86,10 @@ def headline(report: dict[str, Any]) -> dict[str, Any]:
         control = comps[0].get("control", "the control")
         separation = (f"Not separable at this n: at {n_text} trials per group and stage, none of the "
                       f"{len(comps)} comparisons with the placement control {control} separates the groups "
-                      "(two-sided Fisher p ≥ 0.05).")
+                      f"(two-sided Fisher p ≥ {alpha:g}).")
     else:
         separation = "Separable at this n: " + "; ".join(f"{c['group']} vs {c['control']} in {c['stage']} "
-                                                         f"({p_text(c['fisherP'])})" for c in apart) + "."
+                                                         f"({p_text(c['fisherP'], alpha)})" for c in apart) + "."
         repeated = _repeated(report, apart)
         if repeated:
             separation += (f" But the repeats behind {'it' if len(apart) == 1 else 'them'} are identical answers "
@@ -166,16 +168,16 @@ def gating(report: dict[str, Any]) -> dict[str, Any]:
 
 
 def comparisons(report: dict[str, Any]) -> list[dict[str, Any]]:
-    out = []
+    alpha, out = report_alpha(report), []
     for c in report.get("comparisons", []):
         sep = c.get("separable")
         out.append({**c, "groupRate": f"{c.get('groupPasses')}/{c.get('groupN')}",
                     "controlRate": f"{c.get('controlPasses')}/{c.get('controlN')}",
                     "groupWilson": _interval(c.get("groupWilson95")),
                     "controlWilson": _interval(c.get("controlWilson95")),
-                    "p": "—" if c.get("fisherP") is None else format_p(c["fisherP"]),
+                    "p": "—" if c.get("fisherP") is None else format_p(c["fisherP"], alpha),
                     "verdict": "not compared" if sep is None else
-                    ("separable (p < 0.05)" if sep else "not separable at this n")})
+                    (verdict_text(True, alpha) if sep else verdict_text(False))})
     return out
 
 

@@ -15,6 +15,8 @@ from harness.analysis import (
     derive_findings,
     derive_rate_findings,
     pass_hat_ks,
+    review_design,
+    sequential_finding,
 )
 from protocols import resolve
 
@@ -46,6 +48,7 @@ from ._models import (
 from ._models import TrialMetrics as ReportMetrics
 from ._records import TrialMetrics, TrialRecord, transcript_name
 from ._run_view import RunView
+from ._sequential import sequential_results
 
 
 def model_kind(model: str) -> str:
@@ -137,7 +140,7 @@ def build_report(exp: RunView, request: Any, experiment_id: str, status: str, st
     outcomes: dict[str, dict[str, Any]] = {}
     for (group, stage), st in exp.outcomes.items():
         outcomes.setdefault(group, {})[stage] = st
-    spec = plan.findings
+    spec, alpha = plan.findings, plan.analysis.alpha
     ran = compressions(exp.records, "threshold") > 0  # X-44, P-91 speak of *automatic* compression
     baseline_ran = None
     if spec.baselineGroup and spec.baselineGroup in outcomes:
@@ -146,15 +149,17 @@ def build_report(exp: RunView, request: Any, experiment_id: str, status: str, st
     all_counts = {g: {st: counts(exp, g, st) for (gg, st) in exp.outcomes if gg == g} for g in group_ids}
     if spec.rules == "placement-rates":  # sampled repeats without gating: rates, not pass^k
         findings = derive_rate_findings(spec, all_counts, outcomes, model_kind=kind,  # type: ignore[arg-type]
-                                        maintenance_ran=ran)
+                                        maintenance_ran=ran, alpha=alpha)
     else:
         temperature = plan.models.sampling.temperature  # sampled repeats are independent draws (caveat if not)
         independent = None if temperature is not None and temperature > 0 else {
             g: {st: samples(exp, g, st) for st in per} for g, per in all_counts.items()}
         findings = derive_findings(spec, outcomes, counts=all_counts, maintenance_ran=ran, samples=independent,
-                                   model_kind=kind, baseline_maintenance_ran=baseline_ran)  # type: ignore[arg-type]
+                                   model_kind=kind, baseline_maintenance_ran=baseline_ran,  # type: ignore[arg-type]
+                                   alpha=alpha)
     comparisons = list(compare_with_control(
-        all_counts, spec.placementControl, [st.id for st in plan.stages], group_ids))
+        all_counts, spec.placementControl, [st.id for st in plan.stages], group_ids, alpha=alpha))
+    sequential = sequential_results(exp)
     baseline: list[BaselineComparison] = []
     if spec.baselineGroup and spec.baselineStage:
         conv = {g: o for g in group_ids if (o := _conversation(exp, g, spec.baselineStage)) is not None}
@@ -200,10 +205,11 @@ def build_report(exp: RunView, request: Any, experiment_id: str, status: str, st
                         prices={m: ModelPrice(**exp.prices.wire([m])[m]) for m in used}),
         budget=budget,
         groups=groups,
-        comparisons=comparisons, baselineComparisons=baseline, findings=findings.findings, caveats=caveats,
+        comparisons=comparisons, baselineComparisons=baseline, caveats=caveats,
+        findings=[*findings.findings, *(sequential_finding(r, outcomes) for r in sequential)],
         expectations=evaluate(plan, list(getattr(request, "expect", [])), exp.outcomes), overrides=overrides,
         infrastructure=infrastructure(group_ids, exp.records), infraRetries=plan.stop.infraRetries,
-        groupDifferences=group_differences(exp))
+        groupDifferences=group_differences(exp), design=review_design(plan), sequential=sequential or None)
 
 
 def budget_report(exp: RunView, models: list[str]) -> BudgetReport:

@@ -10,14 +10,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, field_validator, model_serializer
 
 from harness.analysis import (
     BaselineComparison,
     Comparison,
+    DesignReview,
     FailureMode,
     Finding,
     ModelKind,
+    SequentialResult,
     StageStatus,
     mode_counts,
     pass_hat_ks,
@@ -375,3 +377,18 @@ class Report(_Model):
     groupDifferences: list[GroupDifference] = Field(
         default_factory=list, description="What each group's first request differs in from the placement "
                                           "control's, on the first stage both ran (the difference panel).")
+    design: DesignReview | None = Field(
+        None, description="The design review of the plan as run (after command-line overrides): what each planned "
+                          "comparison can show at its n, and the design problems (null in reports written before).")
+    sequential: list[SequentialResult] | None = Field(
+        None, description="Each sequential stage: its design (looks, spending, boundaries, comparisons), every look "
+                          "evaluated (n per group, p per comparison, boundary, crossed) and where it stopped; left "
+                          "out when the plan has no sequential stage.")
+
+    @model_serializer(mode="wrap")
+    def _without_empty_sequential(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A plan without a sequential stage writes the report it always wrote (no ``sequential`` key)."""
+        data: dict[str, Any] = handler(self)
+        if data.get("sequential") is None:
+            data.pop("sequential", None)
+        return data

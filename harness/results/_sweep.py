@@ -148,7 +148,8 @@ def outcomes_of(report: Report) -> dict[str, dict[str, StageOutcome]]:
 def sweep_findings(plan: Plan, reports: Mapping[str, Report]) -> list[SweepFinding]:
     per_model = {model: outcomes_of(r) for model, r in reports.items()}
     findings = {model: list(r.findings) for model, r in reports.items()}
-    return cross_model_findings(plan.findings, per_model, [g.id for g in plan.groups], findings)
+    return cross_model_findings(plan.findings, per_model, [g.id for g in plan.groups], findings,
+                                alpha=plan.analysis.alpha)
 
 
 def sweep_caveats(sweep: SweepReport, reports: Mapping[str, Report]) -> list[str]:

@@ -10,6 +10,8 @@
   the stage it leaves undecided: an error whose retry a stop prevented makes the stage ``skipped``,
   not ``inconclusive`` (its retries were not used up), whatever the timing of the stop.
 - With ``failFast`` the first failed trial skips the group's remaining trials of the stage.
+- A sequential stage that stopped at a look is complete there: its status comes from the repeats up to
+  that look (``ran_to``), and the repeats it did not need are neither run nor skipped.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from harness.plan import Plan, StageSpec, StageStatus
 from harness.results import NOT_RETRIED_KINDS
 from harness.results._records import TrialRecord
 
-__all__ = ["StageStatus", "entry_blocker", "final_attempts", "needs_retry", "stage_status", "takes_part"]
+__all__ = ["StageStatus", "entry_blocker", "final_attempts", "needs_retry", "ran_to", "stage_status", "takes_part"]
 
 
 def takes_part(plan: Plan, group_id: str, stage: StageSpec) -> bool:
@@ -87,3 +89,11 @@ def stage_status(records: list[TrialRecord], repeats: int) -> StageStatus:
         return "skipped"
     return "passed"
 
+
+def ran_to(stage: StageSpec, records: list[TrialRecord]) -> int:
+    """The repeats per group a stage ran to, from its recorded trials (any group): its repeats, or for a
+    sequential stage that stopped early the look at which its trials end."""
+    if stage.sequential is None:
+        return stage.repeats
+    last = max((r.repeat for r in records if r.stage == stage.id), default=stage.repeats)
+    return next((look for look in stage.sequential.looks if look >= last), stage.repeats)

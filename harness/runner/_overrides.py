@@ -94,6 +94,11 @@ def apply_overrides(plan: Plan, spec: OverrideSpec) -> tuple[Plan, list[Override
         if stage not in index:
             raise OverrideError(f"--repeats {stage}={n}: no such stage (the plan has {', '.join(index)})")
         i = index[stage]
+        looks = (data["stages"][i].get("sequential") or {}).get("looks") or []
+        if looks and n != looks[-1]:
+            raise OverrideError(f"--repeats {stage}={n}: {stage} is a sequential stage (looks "
+                                f"{', '.join(map(str, looks))}): its repeats are its last look, {looks[-1]}; change "
+                                "its looks in the plan instead")
         changes.append((f"$.stages[{i}].repeats", f"--repeats {stage}={n}", data["stages"][i]["repeats"], n))
         data["stages"][i]["repeats"] = n
         data["stages"][i]["label"] = _relabel(data["stages"][i].get("label"), changes[-1][2], n)

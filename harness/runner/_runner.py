@@ -36,6 +36,7 @@ from ._gating import (
 )
 from ._persist import RunDir
 from ._prices import PriceTable
+from ._sequential import LookBarrier
 from ._stops import InfraMonitor
 from ._storage import StorageError, storage_problem
 from ._trial import now, run_trial
@@ -87,6 +88,7 @@ class Experiment:
         self.infra = InfraMonitor(stop.maxInfraErrorRate, stop.minCallsForInfraRate)
         self._earlier = earlier_attempts(self.previous)
         self._stop_skipped = False
+        self._barriers: dict[str, LookBarrier] = {}
         self.storage_error: StorageError | None = None
         """The first write the disk refused (full, read-only): the run stops, ``_storage``."""
 
@@ -156,6 +158,8 @@ class Experiment:
             if blocked or self.stopping:
                 self._stop_skipped = self._stop_skipped or not blocked
                 self.outcomes[key] = "not_reached"
+                if stage.sequential is not None:
+                    self._barrier(stage).absent(group.id)
                 continue
             if self.on_stage is not None:
                 self.on_stage("start", group.id, stage.id, None)
@@ -171,10 +175,35 @@ class Experiment:
         return entry_blocker(self.plan, group.id, stage, outcomes) is not None
 
     async def _stage(self, group: GroupSpec, stage: StageSpec) -> StageStatus:
+        if stage.sequential is not None:
+            return await self._sequential(group, stage)
         failed = asyncio.Event()
         results = await asyncio.gather(*(self._repeat(group, stage, n, failed) for n in range(1, stage.repeats + 1)))
         records = [r for attempts in results for r in attempts]
         return stage_status(records, stage.repeats)
+
+    async def _sequential(self, group: GroupSpec, stage: StageSpec) -> StageStatus:
+        """Repeats up to each look, then wait there for the stage's other groups; when every listed
+        comparison has crossed at a look, the stage is complete at that look for all of them
+        (``_sequential``): its status is its trials', the repeats it did not need never run."""
+        barrier, never_failed = self._barrier(stage), asyncio.Event()  # never set: a sequential stage is not failFast
+        records: list[TrialRecord] = []
+        done = 0
+        for index, look in enumerate(barrier.looks):
+            results = await asyncio.gather(*(self._repeat(group, stage, n, never_failed)
+                                             for n in range(done + 1, look + 1)))
+            records += [r for attempts in results for r in attempts]
+            done = look
+            if await barrier.arrive(group.id, index):
+                break
+        return stage_status(records, done)
+
+    def _barrier(self, stage: StageSpec) -> LookBarrier:
+        if stage.id not in self._barriers:
+            expected = [g.id for g in self.selected_groups() if takes_part(self.plan, g.id, stage)]
+            self._barriers[stage.id] = LookBarrier(self.plan, stage, expected, lambda g: self.decided(g, stage.id),
+                                                   lambda: bool(self.stopping))
+        return self._barriers[stage.id]
 
     async def _repeat(
         self, group: GroupSpec, stage: StageSpec, repeat: int, failed: asyncio.Event

@@ -28,7 +28,7 @@ from harness.results._assemble import build_report
 from harness.results._records import TrialRecord
 from harness.runner._budget import BudgetLedger
 from harness.runner._execute import RunRequest
-from harness.runner._gating import entry_blocker, stage_status, takes_part
+from harness.runner._gating import entry_blocker, ran_to, stage_status, takes_part
 from harness.runner._outputs import write_outputs
 from harness.runner._persist import PLAN, STORE, RunDir
 from harness.runner._prices import PriceTable
@@ -129,7 +129,7 @@ def _outcomes(plan: Plan, records: list[TrialRecord], groups: list[str], stages:
             if not mine and recorded.get((gid, stage.id)) in ("not_reached", None) and original.stopReason:
                 outcomes[(gid, stage.id)] = "not_reached"
                 continue
-            outcomes[(gid, stage.id)] = stage_status(mine, stage.repeats)
+            outcomes[(gid, stage.id)] = stage_status(mine, ran_to(stage, records))
             kept += mine
             if not mine:
                 notes.append(f"{gid} passes the requirements of {stage.id} with these checks, but the recording has "

@@ -3,7 +3,8 @@
 A rescore re-judges recorded trials with another plan's checks and findings rules. That is only
 sound when the other plan would have produced the very same trials: the same agent, models'
 sampling, maintenance and per-run limits, the same groups with the same protocols, the same
-stages with the same repeats, gating and turn inputs. Checks, findings rules, labels, run-level
+stages with the same repeats, sequential design (its looks decide which trials run), gating and
+turn inputs. Checks, findings rules, labels, run-level
 budget caps and stop conditions may differ; everything else is a difference that is named.
 """
 
@@ -73,7 +74,7 @@ def _stage_differences(new: Plan, old: Plan) -> list[str]:
         if recorded is None:
             out.append(f"{where}: not a stage of the recorded run")
             continue
-        out += _fields(where, stage, recorded, ["repeats", "requires", "failFast"])
+        out += _fields(where, stage, recorded, ["repeats", "requires", "failFast", "sequential"])
         mine, theirs = [g.id for g in new.participants(stage)], [g.id for g in old.participants(recorded)]
         if mine != theirs:
             out.append(f"{where}: groups {mine} take part here, {theirs} when recorded")

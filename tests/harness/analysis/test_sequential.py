@@ -1,0 +1,63 @@
+"""A sequential stage's looks (X-41): each comparison's exact Fisher p against the boundary its spending
+function adds at that look; a stop only when every listed comparison crosses at one look."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pytest
+
+from harness.analysis import Counts, boundary_text, evaluate_sequential, look_alphas, sequential_finding, small_p
+
+LOOKS = [4, 8, 12, 16, 20]
+PAIRS = [("B", "A"), ("C", "A")]
+
+
+def _evaluate(counts: Mapping[int, Mapping[str, Counts]], spending: str = "obrien-fleming"):  # type: ignore[no-untyped-def]
+    return evaluate_sequential("simple", LOOKS, spending, 0.05, PAIRS, lambda r: counts.get(r))  # type: ignore[arg-type]
+
+
+def test_stops_only_when_every_comparison_crossed() -> None:
+    """B is apart from A at look 2 (8/8 vs 0/8), C is not (4/8): no stop; at look 3 both are."""
+    counts = {4: {"A": (0, 4), "B": (4, 4), "C": (2, 4)}, 8: {"A": (0, 8), "B": (8, 8), "C": (4, 8)},
+              12: {"A": (0, 12), "B": (12, 12), "C": (12, 12)}}
+    result = _evaluate(counts)
+    assert result.outcome == "stopped" and result.stoppedAt == 3 and result.ranTo == 12
+    assert [lk.crossed for lk in result.looks] == [False, False, True]
+    b, c = result.looks[1].comparisons
+    assert b.crossed and not c.crossed and c.fisherP == pytest.approx(0.0769, abs=1e-4)
+    assert result.looks[2].boundary == pytest.approx(look_alphas(LOOKS)[2])
+
+
+def test_runs_as_a_fixed_design_when_no_look_crosses() -> None:
+    result = _evaluate({n: {g: (n, n) for g in "ABC"} for n in LOOKS})
+    assert result.outcome == "fixed" and result.stoppedAt is None and result.ranTo == 20 and len(result.looks) == 5
+    assert "ran as a fixed design to the last look (n = 20 per group)" in result.statement
+    finding = sequential_finding(result, {"A": {"simple": "passed"}})
+    assert finding.rule == "sequential-fixed" and finding.shown is None and finding.basis == {"A": {"simple": "passed"}}
+
+
+def test_a_look_the_run_did_not_finish_is_not_evaluated() -> None:
+    result = _evaluate({4: {"A": (0, 4), "B": (4, 4), "C": (4, 4)}})
+    assert result.outcome == "incomplete" and [lk.look for lk in result.looks] == [1]
+    assert "the run ended after look 1 (n = 4 per group)" in result.statement
+
+
+def test_a_side_without_a_verdict_never_crosses() -> None:
+    result = _evaluate({n: {"A": (0, n), "B": (n, n), "C": (0, 0)} for n in LOOKS})
+    assert result.outcome == "fixed"
+    assert all(lk.comparisons[1].fisherP is None and not lk.comparisons[1].crossed for lk in result.looks)
+    assert "C vs A no p" in result.statement
+
+
+def test_pocock_spends_early_and_stops_at_look_2() -> None:
+    """Pocock's first boundary is 0.015: 4/4 vs 0/4 (p = 0.029) does not cross it; 8/8 vs 0/8 crosses 0.011."""
+    counts = {n: {"A": (0, n), "B": (n, n), "C": (n, n)} for n in LOOKS}
+    result = _evaluate(counts, "pocock")
+    assert result.looks[0].boundary == pytest.approx(0.01477, abs=1e-5) and result.stoppedAt == 2
+
+
+def test_p_and_boundary_texts_never_round_across_the_boundary() -> None:
+    assert small_p(0.0001554, 0.00193) == "0.00016" and boundary_text(1.1726e-5) == "0.000012"
+    assert small_p(0.001948, 0.00194) == "0.00195"  # "0.0019" would read as below the boundary
+    assert small_p(0.0019399, 0.00194) == "0.0019"  # the same side: two digits do
