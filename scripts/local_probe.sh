@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # The local placement probe end to end, for docs/results/local-placement-probe.md: start llama-server
-# (scripts/llama_server.sh: fetched and built once, ~15 min on 2 cores the first time) with N slots,
-# run plans/local-placement-probe/experiment-plan.json against it with --concurrency N, stop the
-# server, and print the numbers the write-up cites (pass rates, Wilson intervals, Fisher p per
-# comparison, failure modes, wall time, model and server versions, machine load) as Markdown, also
-# saved to OUT/numbers.md. Run it on a quiet machine: the wall time is part of the result.
+# (scripts/llama_server.sh: fetched and built once, 11–15 min measured on 2 cores the first time) with
+# N slots, run plans/local-placement-probe/experiment-plan.json against it with --concurrency N, stop
+# the server, and print the numbers the write-up cites (pass rates, Wilson intervals, Fisher p per
+# comparison, failure modes, wall time, model and server versions, the machine's load average right
+# before and after `harness run`) as Markdown, also saved to OUT/numbers.md. Run it on a quiet
+# machine: the wall time is part of the result.
+#
+# It prints a line at least every 30 s from start to end: the install's and the download's and
+# build's heartbeats (scripts/_heartbeat.sh), a line while the server loads, then `harness run`'s
+# progress lines.
 #
 # usage: scripts/local_probe.sh [--model qwen|smollm2] [--parallel N] [--port P] [--out DIR] [--repeats R]
 #   --parallel  server slots and harness --concurrency (default 2: one per core on a 2-core machine)
@@ -28,7 +33,7 @@ while [ $# -gt 0 ]; do
     --port) PORT=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --repeats) REPEATS=$2; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
     *) echo "local_probe.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -52,19 +57,28 @@ EOF
   say "SMOKE RUN: $REPEATS repeats per group (not the probe's numbers)"
 fi
 
-LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+say "preparing llama-server (the first time: fetch ~500 MB and build it, 11–15 min measured on 2 cores)"
+scripts/llama_server.sh --model "$MODEL" --port "$PORT" --parallel "$PARALLEL" --prepare-only --no-hints >/dev/null
 say "starting llama-server on 127.0.0.1:$PORT with $PARALLEL slots (log: $OUT/llama-server.log)"
 scripts/llama_server.sh --model "$MODEL" --port "$PORT" --parallel "$PARALLEL" > "$OUT/llama-server.log" 2>&1 &
 SERVER_PID=$!
 trap 'kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true' EXIT
 API_BASE="http://127.0.0.1:$PORT/v1"
-# The first start may fetch and build for ~15 minutes before the server answers.
+# Prepared above, the server only loads the model: seconds (a line every 20 s should it take longer).
+WAITED=$SECONDS
+LAST=$SECONDS
 until "$PY" -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)" "http://127.0.0.1:$PORT/health" 2>/dev/null; do
   kill -0 "$SERVER_PID" 2>/dev/null || { say "llama-server exited; see $OUT/llama-server.log"; tail -5 "$OUT/llama-server.log" >&2; exit 1; }
+  if [ $(( SECONDS - LAST )) -ge 20 ]; then
+    LAST=$SECONDS
+    say "waiting for llama-server to load the model: $(( SECONDS - WAITED )) s"
+  fi
   sleep 2
 done
 say "server ready; running $PLAN (progress lines every 30 s)"
 
+# The machine's load right before the run (not before the download and build, which load it).
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 STARTED=$SECONDS
 set +e
 .venv/bin/harness run "$PLAN" --model "openai/$MODEL" --api-base "$API_BASE" --concurrency "$PARALLEL" \
@@ -81,5 +95,5 @@ BIN=$(ls "${PLACEMENT_HARNESS_CACHE:-$HOME/.cache/placement-harness}"/bin/llama-
 "$PY" scripts/probe_numbers.py "$OUT/run" --wall-seconds "$WALL" --exit-code "$STATUS" \
   --server-version "$("$BIN" --version 2>&1 | tr '\n' ' ')" --server-command "$(grep -m1 'llama_server.sh: exec: ' "$OUT/llama-server.log" | sed 's/.*exec: //')" \
   --model-file "$(grep -m1 'llama_server.sh: model ' "$OUT/llama-server.log" | sed 's/.*model //')" \
-  --machine "$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load average before $LOAD_BEFORE, after $LOAD_AFTER" \
+  --machine "$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load average right before \`harness run\` $LOAD_BEFORE, right after $LOAD_AFTER" \
   ${REPEATS:+--smoke "$REPEATS"} | tee "$OUT/numbers.md"

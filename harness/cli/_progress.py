@@ -8,12 +8,20 @@ long run never looks dead. A background thread covers the quiet stretches: it sl
 the next line is due (the last line's time + the interval; any line, a stage's too, restarts the
 interval), so no gap is longer than the interval. Every hook also checks the clock, so with the
 interval shrunk to 0 (tests) a line follows every event and the thread is not needed.
+
+Trials are counted by their latest attempt, as the report counts them: done (passed or failed),
+skipped (fail-fast or a stop, with the reason's head at the end) and, at the end, not run (their
+group never reached the stage); error trials are counted apart. The runner reports model calls as
+they settle, not as they start, so while trials remain and no call has settled for WAITING_NOTE_S
+seconds or more (a local model reading a long prompt takes a minute on two cores), a periodic line
+says that a call is in flight and how long it has been since one settled.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections import Counter
 from typing import Any
 
 from rich.console import Console
@@ -25,6 +33,9 @@ from harness.runner import RunRequest
 
 PROGRESS_EVERY_S = 30.0
 """Longest gap between two plain progress lines (seconds)."""
+
+WAITING_NOTE_S = 5.0
+"""A periodic line after this long without a settled model call says a call is in flight."""
 
 console = Console(emoji=False)  # user and model text is printed as written (":x:" is not an emoji)
 
@@ -53,7 +64,8 @@ class Progress:
         self.error_trials = self.calls = self.failed_calls = self.tokens = self.cached = 0
         self.started_stages: set[str] = set()
         self._clock = time.monotonic
-        self._started = self._last = self._clock()
+        self._started = self._last = self._last_call = self._clock()
+        self._last_call_failed = False
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -72,7 +84,7 @@ class Progress:
         if self.started:
             return
         self.started = True
-        self._started = self._last = self._clock()
+        self._started = self._last = self._last_call = self._clock()
         self.bars.__enter__()
         if self.plain:
             stages = ", ".join(f"{s} {int(self.bars.tasks[t].total or 0)}" for s, t in self.tasks.items())
@@ -92,7 +104,7 @@ class Progress:
         if not self.plain:
             return
         if exc_type is None and self.stop_reason is None:
-            self._line(f"run finished: {self.totals()}")
+            self._line(f"run finished: {self.totals(final=True)}")
         else:  # a stopped run did not do what was planned: say so, and how much of it was decided
             why = f" ({self.stop_reason})" if self.stop_reason else (" (aborted)" if exc_type is not None else "")
             decided = sum(r.finished for r in self.latest.values())
@@ -102,8 +114,13 @@ class Progress:
     # counts (each trial, i.e. group × stage × repeat, once: at its latest attempt) ------------
     @property
     def done(self) -> int:
-        """Trials whose latest attempt is not an error (an error waits for its retry)."""
-        return sum(r.status != "error" for r in self.latest.values())
+        """Trials whose latest attempt passed or failed (a skip is not done; an error waits for its retry)."""
+        return sum(r.finished for r in self.latest.values())
+
+    def _skipped(self) -> Counter[str]:
+        """Skipped trials (latest attempt) by the head of their reason: ``fail_fast``, a stop reason."""
+        return Counter((r.reason or "no reason recorded").split(":", 1)[0]
+                       for r in self.latest.values() if r.status == "skipped")
 
     def _tally(self, stage: str, group: str | None = None) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -151,6 +168,7 @@ class Progress:
             self.bars.update(task, total=int(self.bars.tasks[task].total or 0) - unneeded)
 
     def on_call(self, call: dict[str, Any]) -> None:
+        self._last_call, self._last_call_failed = self._clock(), not call.get("ok", True)
         if call.get("cached"):
             self.cached += 1
         else:
@@ -165,15 +183,35 @@ class Progress:
                 "on_start": self.start}
 
     # lines ------------------------------------------------------------------------------------
-    def totals(self, trials: bool = True) -> str:
+    def totals(self, trials: bool = True, final: bool = False) -> str:
+        """Trials done / planned, skipped (with reasons when ``final``) and, when ``final``, not run;
+        then calls, tokens and errors."""
         cached = f" (+{self.cached} from the cache)" if self.cached else ""
-        return ((f"{self.done}/{self.planned} trials done, " if trials else "")
-                + f"{self.calls} model calls{cached}, {self.tokens:,} tokens, "
+        counts = ""
+        if trials:
+            skipped = self._skipped()
+            counts = f"{self.done}/{self.planned} trials done, "
+            if skipped:
+                why = f" ({', '.join(f'{k} {v}' for k, v in skipped.most_common())})" if final else ""
+                counts += f"{sum(skipped.values())} skipped{why}, "
+            not_run = self.planned - len(self.latest)
+            if final and not_run > 0:
+                counts += f"{not_run} not run (their group did not reach the stage), "
+        return (counts + f"{self.calls} model calls{cached}, {self.tokens:,} tokens, "
                 f"errors: {self.failed_calls} calls, {self.error_trials} trials")
+
+    def waiting(self) -> str:
+        """"; a model call in flight: …" while trials remain and no call has settled for WAITING_NOTE_S."""
+        quiet = self._clock() - self._last_call
+        if quiet < WAITING_NOTE_S or len(self.latest) >= self.planned:
+            return ""
+        since = "the last one (failed) settled" if self._last_call_failed else (
+            "the last one settled" if self.calls or self.cached else "the run started")
+        return f"; a model call in flight: {quiet:.0f} s since {since}"
 
     def _maybe_line(self) -> None:
         if self.plain and self._due_in() <= 0:
-            self._line(f"progress: {self.totals()}")
+            self._line(f"progress: {self.totals()}{self.waiting()}")
 
     def _due_in(self) -> float:
         """Seconds until the next line is due: the last line's time + the interval."""

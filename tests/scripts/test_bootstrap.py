@@ -11,6 +11,7 @@ on the lock in /proc/locks."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -29,6 +30,8 @@ exec {sys.executable} "$@"
 """
 FAKE_VENV_PYTHON = """#!/usr/bin/env bash
 echo "install $*" >> "$LOG"
+echo "Collecting fake-package==1.0"
+sleep "${INSTALL_SECONDS:-0}"
 if [ -n "${GATE:-}" ]; then echo started > "$GATE.started"; read -r _ < "$GATE"; fi
 [ -z "${FAIL_INSTALL:-}" ]
 """
@@ -41,6 +44,7 @@ def _layout(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     repo = tmp_path / "repo"
     (repo / "scripts").mkdir(parents=True)
     shutil.copy(SCRIPT, repo / "scripts" / "bootstrap.sh")
+    shutil.copy(SCRIPT.with_name("_heartbeat.sh"), repo / "scripts" / "_heartbeat.sh")
     (repo / "pyproject.toml").write_text('[project]\nname = "x"\n', encoding="utf-8")
     for name, text in (("python", FAKE_PYTHON), ("venv-python", FAKE_VENV_PYTHON)):
         (tmp_path / name).write_text(text, encoding="utf-8")
@@ -73,15 +77,23 @@ def _log(env: dict[str, str]) -> list[str]:
     return [line.split()[0] for line in path.read_text(encoding="utf-8").splitlines()] if path.exists() else []
 
 
+def _phases(out: str) -> list[str]:
+    """The phase lines of a bootstrap's output, each cut to its fixed words."""
+    phases = ("creating .venv with", "installing the pinned dependencies", "done in", "installing: ")
+    return [p for line in out.splitlines() for p in phases if line.startswith(f"bootstrap: {p}")]
+
+
 def test_installs_when_missing_or_changed_and_skips_when_up_to_date(tmp_path: Path) -> None:
     repo, env = _layout(tmp_path)
-    assert _done(_bootstrap(repo, env)) == (0, "")  # a clean clone (.ci/run deletes .venv first)
+    status, out = _done(_bootstrap(repo, env))  # a clean clone (.ci/run deletes .venv first)
+    assert status == 0 and _log(env) == ["venv", "install"]
+    assert _phases(out) == ["creating .venv with", "installing the pinned dependencies", "done in"], out
+    assert _done(_bootstrap(repo, env)) == (0, "")  # up to date: no second install, and silent
     assert _log(env) == ["venv", "install"]
-    assert _done(_bootstrap(repo, env))[0] == 0
-    assert _log(env) == ["venv", "install"]  # up to date: no second install
     with (repo / "pyproject.toml").open("a", encoding="utf-8") as fh:
         fh.write('version = "2"\n')
-    assert _done(_bootstrap(repo, env, FAIL_INSTALL="1"))[0] != 0  # a failed install...
+    status, out = _done(_bootstrap(repo, env, FAIL_INSTALL="1"))  # a failed install...
+    assert status != 0 and "pip install failed after" in out and "Collecting fake-package==1.0" in out, out
     assert _done(_bootstrap(repo, env))[0] == 0  # ...is not marked done: it runs again
     assert _done(_bootstrap(repo, env))[0] == 0
     assert _log(env) == ["venv", "install", "install", "install"]
@@ -109,7 +121,19 @@ def test_a_second_bootstrap_waits_for_the_first_then_finds_it_up_to_date(tmp_pat
                 continue
             pytest.fail(f"the second bootstrap did not wait for the first: {_log(env)}")
         gate.write_text("go\n", encoding="utf-8")  # the first install ends
-        assert _done(first) == (0, "") and _done(second) == (0, "")
+        assert _done(first)[0] == 0
+        assert _done(second) == (0, "bootstrap: another install into .venv is running in this clone; waiting for it\n")
         assert _log(env) == ["venv", "install"]  # one install: the second found it up to date
     finally:
         _stop(first, *([second] if second else []))
+
+
+def test_a_slow_install_prints_a_heartbeat_with_the_package_pip_reached(tmp_path: Path) -> None:
+    """pip prints nothing for minutes; the bootstrap says it is still installing, how long it has taken
+    and which package pip last reached (here every second, HEARTBEAT_EVERY_S=1, for a 3-second pip)."""
+    repo, env = _layout(tmp_path)
+    status, out = _done(_bootstrap(repo, env, INSTALL_SECONDS="3", HEARTBEAT_EVERY_S="1"))
+    assert status == 0, out
+    beats = re.findall(r"^bootstrap: installing: (\d+) s, at Collecting fake-package==1.0$", out, re.MULTILINE)
+    assert len(beats) >= 2 and beats == sorted(beats), out
+    assert _phases(out)[-1] == "done in" and (repo / ".venv" / "bootstrap.log").read_text().startswith("Collecting")

@@ -25,7 +25,9 @@ MODEL = os.environ.get("LLAMA_MODEL", "openai/qwen")
 SIMPLE = "项目预算 12000 元，目前已支出 4350 元。还剩多少预算？"
 
 pytestmark = pytest.mark.skipif(
-    not API_BASE, reason="opt-in: set LLAMA_API_BASE to a local llama.cpp server (scripts/llama_server.sh)")
+    not API_BASE, reason="the real-model test waits for LLAMA_API_BASE: set it to a local llama.cpp server's "
+                         "URL, e.g. http://127.0.0.1:8080/v1 after scripts/llama_server.sh (README, 'A real model, "
+                         "locally')")
 
 
 def test_e4_converse_on_real_local_model_records_real_usage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
