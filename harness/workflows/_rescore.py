@@ -150,7 +150,7 @@ def rescore(run_dir: Path, plan: Plan | None = None, plan_sha256: str | None = N
     old = recorded_plan(run_dir, manifest)
     new = plan or old
     records = rd.records()
-    problems = plan_differences(new, old) or evidence_differences(new, records)
+    problems = plan_differences(new, old, records) or evidence_differences(new, records)
     if problems:
         raise RescoreRefused(f"this plan would not have run the trials recorded in {run_dir} ({len(problems)} "
                              "difference(s)); only checks, findings rules, labels, budget caps and stop conditions "

@@ -16,7 +16,7 @@ from harness.plan import Plan, ProtocolRef
 from harness.results._records import TrialRecord
 from protocols import resolve
 
-_PER_RUN = ("maxStepsPerRun", "maxOutputTokensPerCall", "timeoutSecondsPerCall")
+_PER_RUN = ("maxStepsPerRun", "maxOutputTokensPerCall")
 
 
 def _short(value: Any) -> str:
@@ -29,17 +29,31 @@ def _fields(path: str, new: Any, old: Any, names: list[str]) -> list[str]:
             for n in names if getattr(new, n) != getattr(old, n)]
 
 
-def plan_differences(new: Plan, old: Plan) -> list[str]:
-    """What in ``new`` would have run differently from the recorded plan ``old`` (JSON paths of ``new``)."""
+def plan_differences(new: Plan, old: Plan, records: list[TrialRecord] | None = None) -> list[str]:
+    """What in ``new`` would have run differently from the recorded plan ``old`` (JSON paths of ``new``).
+
+    A longer ``timeoutSecondsPerCall`` runs the same trials when no recorded call attempt timed out (every
+    call finished within the shorter one); a shorter one, or a longer one after a timeout, is a difference."""
     out = _fields("$.agent", new.agent, old.agent, list(type(new.agent).model_fields))
     out += _fields("$.models", new.models, old.models, ["sampling", "capacityTokens"])
     out += _fields("$.budget", new.budget, old.budget, list(_PER_RUN))
+    out += _timeout_difference(new.budget.timeoutSecondsPerCall, old.budget.timeoutSecondsPerCall, records or [])
     out += _fields("$.stop", new.stop, old.stop, ["maxConsecutiveToolErrors"])
     if new.maintenance != old.maintenance:
         out.append("$.maintenance: differs from the recorded plan's (maintenance changes what the model saw)")
     out += _group_differences(new, old)
     out += _stage_differences(new, old)
     return out
+
+
+def _timeout_difference(new: float, old: float, records: list[TrialRecord]) -> list[str]:
+    if new == old:
+        return []
+    where = f"$.budget.timeoutSecondsPerCall: {new!r} here, {old!r} when recorded"
+    if new < old:
+        return [f"{where} (a shorter timeout could have cut calls that finished)"]
+    timed_out = sum(kind == "timeout" for r in records for call in r.calls for kind in call.failedAttempts)
+    return [f"{where}, and {timed_out} recorded call attempt(s) timed out"] if timed_out else []
 
 
 def _resolved(ref: ProtocolRef) -> tuple[str, dict[str, Any]]:
