@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.scripted._oracle import OracleModel
-from harness.scripted._types import UnreadableInput
+from harness.models import UnreadableInput
 
 
 @dataclass(frozen=True)
