@@ -16,7 +16,14 @@ from ._analysis import (
     wire_differs_in,
     wire_summary,
 )
-from ._build import WireBuildError, build_wire_body, output_cap, request_wire_body, thinking_budget
+from ._build import (
+    WireBuildError,
+    build_wire_body,
+    output_cap,
+    provider_of,
+    request_wire_body,
+    thinking_budget,
+)
 from ._preflight import Verdict, preflight_body, thinking_in, worst
 from ._rules import (
     RULE_BY_ID,
@@ -51,6 +58,7 @@ __all__ = [
     "gemini_version",
     "output_cap",
     "preflight_body",
+    "provider_of",
     "request_wire_body",
     "state_place",
     "thinking_budget",
