@@ -15,6 +15,7 @@ from harness.analysis import (
     derive_findings,
     derive_rate_findings,
     pass_hat_ks,
+    with_wire_confounds,
 )
 from protocols import resolve
 
@@ -26,7 +27,7 @@ from ._caveats import (
     unattributed_caveats,
     unsupported_input_caveats,
 )
-from ._differences import group_differences
+from ._differences import findings_role, group_differences, wire_beyond
 from ._expect import evaluate
 from ._infra import infrastructure
 from ._models import (
@@ -44,6 +45,7 @@ from ._models import (
     TrialReport,
 )
 from ._models import TrialMetrics as ReportMetrics
+from ._preflight import PreflightEntry, preflight_caveats
 from ._records import TrialMetrics, TrialRecord, transcript_name
 from ._run_view import RunView
 
@@ -153,6 +155,11 @@ def build_report(exp: RunView, request: Any, experiment_id: str, status: str, st
             g: {st: samples(exp, g, st) for st in per} for g, per in all_counts.items()}
         findings = derive_findings(spec, outcomes, counts=all_counts, maintenance_ran=ran, samples=independent,
                                    model_kind=kind, baseline_maintenance_ran=baseline_ran)  # type: ignore[arg-type]
+    differences = group_differences(exp, preflight)
+    confounds = {d.group: " ".join(w.summary for w in d.wire if wire_beyond(findings_role(spec, d.group), w))
+                 for d in differences}
+    findings = findings.model_copy(update={"findings": with_wire_confounds(
+        findings.findings, spec, {g: text for g, text in confounds.items() if text})})
     comparisons = list(compare_with_control(
         all_counts, spec.placementControl, [st.id for st in plan.stages], group_ids))
     baseline: list[BaselineComparison] = []
@@ -171,8 +178,7 @@ def build_report(exp: RunView, request: Any, experiment_id: str, status: str, st
     if asked and not ran:
         caveats.append(f"Compression ran {asked} time(s), each because the agent called context_compress: that "
                        "exercises the maintainer and read-back of compressed folds, not the token-threshold trigger.")
-    caveats += [f"preflight {p['group']} ({p['protocol']} on {p['model']}): {p['verdict']}: {p['message']}"
-                for p in preflight if p.get("flagged")]
+    caveats += preflight_caveats(preflight)
     caveats += [f"stage {st.id} is an addition to the source plan (X-70)" for st in plan.stages if st.addition]
     if s.stages is not None:
         caveats.append(f"only stages {', '.join(s.stages)} were selected (--stage); requirements on other stages "
@@ -203,7 +209,7 @@ def build_report(exp: RunView, request: Any, experiment_id: str, status: str, st
         comparisons=comparisons, baselineComparisons=baseline, findings=findings.findings, caveats=caveats,
         expectations=evaluate(plan, list(getattr(request, "expect", [])), exp.outcomes), overrides=overrides,
         infrastructure=infrastructure(group_ids, exp.records), infraRetries=plan.stop.infraRetries,
-        groupDifferences=group_differences(exp))
+        preflight=[PreflightEntry.model_validate(p) for p in preflight], groupDifferences=differences)
 
 
 def budget_report(exp: RunView, models: list[str]) -> BudgetReport:

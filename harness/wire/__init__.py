@@ -28,6 +28,7 @@ from ._preflight import Verdict, preflight_body, thinking_in, worst
 from ._rules import (
     RULE_BY_ID,
     RULES,
+    SEVERITY,
     Rule,
     VerdictKind,
     claude_takes_prefill,
@@ -40,6 +41,7 @@ from ._turns import Turn, WireFormat, turns, wire_format
 __all__ = [
     "RULES",
     "RULE_BY_ID",
+    "SEVERITY",
     "Rule",
     "Turn",
     "Verdict",
