@@ -91,6 +91,7 @@ def _message(provider: str | None, wire: WireView, verdicts: list[Verdict]) -> s
         what = " and the ".join(dict.fromkeys(last.blocks)) or "empty turn"
         parts.append(f"the request ends with the {what} as an assistant message" if wire.format == "openai" else
                      f"the request ends with the {what} as a trailing {last.role} turn: a prefill")
-    ranked = sorted(verdicts, key=lambda v: -SEVERITY[v.kind])
-    parts += [f"{v.kind}: {v.message} [{v.rule}]" for v in ranked if v.rule]
+    ranked = sorted((v for v in verdicts if v.rule), key=lambda v: -SEVERITY[v.kind])
+    said = [v for v in ranked if v.kind != "ok"] or ranked  # an ok rule is said only when nothing else is
+    parts += [f"{v.kind}: {v.message} [{v.rule}]" for v in said]
     return "; ".join(parts) or "no rule of the table applies to this body"
