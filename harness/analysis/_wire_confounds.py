@@ -35,7 +35,7 @@ def with_wire_confounds(findings: Sequence[Finding], spec: FindingsSpec,
             continue
         control = spec.placementControl
         lines = [f"What the {spec.term(g) or 'group'} {g} against the placement control {control} says of its "
-                 f"designed difference alone: on the wire {confounds[g]}" for g in groups]
+                 f"designed difference alone: on the wire, {confounds[g]}" for g in groups]
         text = " ".join(f"{line.rstrip('.')} (a wire confound)." for line in lines)
         out.append(finding.model_copy(update={"doesNotShow": f"{finding.doesNotShow} {text}"}))
     return out

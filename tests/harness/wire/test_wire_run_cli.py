@@ -76,7 +76,8 @@ def test_anthropic_sonnet_45(tmp_path: Path, anthropic_server: tuple[AnthropicEm
     assert "not on the wire" in summary and "As designed." not in summary
     finding = report["findings"][0]
     assert "wire confound" in finding["doesNotShow"] and "role treatment C" in finding["doesNotShow"]
-    assert any(c.startswith("preflight C (unified@3 on anthropic/claude-sonnet-4-5): merged") for c in report["caveats"])
+    caveat = "preflight C (unified@3 on anthropic/claude-sonnet-4-5): merged"
+    assert any(c.startswith(caveat) for c in report["caveats"])
     assert "preflight on anthropic/claude-sonnet-4-5" in output and "  C: merged" in output
 
 
