@@ -56,8 +56,10 @@ from ._stats import (
     wilson_interval,
 )
 from ._sweep_findings import ModelEvidence, StageOutcome, SweepFinding, cross_model_findings
+from ._wire_confounds import with_wire_confounds
 
 __all__ = [
+    "with_wire_confounds",
     "ALPHA", "FAILURE_MODES", "MAX_N", "RATE_RULES", "RULES", "SPENDING", "TARGET_POWER", "Z_95",
     "BaselineComparison", "CallEvidence", "Comparison", "ConversationOutcome", "Counts", "DesignFinding", "DesignKind",
     "DesignReview", "Diagnosis", "FailureMode", "PlannedComparison", "planned_pairs", "review_design",

@@ -18,13 +18,15 @@ def render_cmd(
     option: Annotated[list[str] | None, typer.Option(
         "--option", help="Protocol option KEY=VALUE, repeatable, e.g. stateMessagePlacement=trailing_user.")] = None,
     model: Annotated[str | None, typer.Option(
-        "--model", help="A litellm model string: add a provider preflight saying what this model makes of "
-                        "the request's last message (prefill, rejection, new turn).")] = None,
+        "--model", help="A litellm model string: add the provider preflight of this request's body, built offline "
+                        "by litellm without any call: the verdicts of the provider rules (rejected, prefill, "
+                        "merged ...) with their sources, and the turns the provider receives.")] = None,
     api_base: Annotated[str | None, typer.Option("--api-base", help="Server the model is served from.")] = None,
 ) -> None:
     """Print {"messages", "sources", "tools"}: the request exactly as handed to litellm, one source per message.
 
-    The same state and options always give the same request, byte for byte (P-20). A state the
+    The same state and options always give the same request, byte for byte (P-20). With --model,
+    "preflight" says what that model's provider receives and does with it (P-80). A state the
     protocol cannot project (broken tool pairing, unknown window) exits 2 with the reason.
 
     Example: harness render --protocol unified@3 --option stateMessagePlacement=trailing_user state.json
@@ -35,7 +37,9 @@ def render_cmd(
         request = proto.project(loaded.store, loaded.session_id, loaded.frozen, loaded.agent)
     out = request.wire()
     if model is not None:
+        from harness.models import ModelRequest
         from harness.preflight import preflight
 
-        out["preflight"] = preflight(proto, model, api_base).model_dump()
+        sent = ModelRequest(messages=request.messages, tools=request.tools, max_output_tokens=1024)
+        out["preflight"] = preflight(proto, model, api_base, request=sent).model_dump(mode="json")
     print_json(out)

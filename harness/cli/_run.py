@@ -56,6 +56,8 @@ _DOC_CALLS = ("Model-call cap (overrides the plan's maxLlmCalls); in a sweep, th
               "resume a run stopped at budget_exhausted:llmCalls.")
 _DOC_WALL = ("Wall-clock cap in seconds (overrides the plan's maxWallSeconds); a resume counts the time already run. "
              "Raise it to resume a run stopped at wall_clock.")
+_DOC_SEND_REJECTED = ("Send a group's requests even when the preflight says the provider rejects them (by "
+                      "default its trials are skipped, naming the rule): to see the provider's answer.")
 _DOC_PRICE = "Price of a model in USD per million tokens: MODEL=IN,OUT[,CACHED] (overrides the plan and litellm)."
 
 
@@ -108,7 +110,9 @@ def run_cmd(
     max_llm_calls: int | None = typer.Option(None, "--max-llm-calls", min=1, help=_DOC_CALLS),
     max_wall_seconds: float | None = typer.Option(None, "--max-wall-seconds", min=1.0, help=_DOC_WALL),
     price: Annotated[list[str] | None, typer.Option("--price", help=_DOC_PRICE)] = None,
-    dry: bool = typer.Option(False, "--dry-run", help="Validate and show what would run; call no model."),
+    dry: bool = typer.Option(False, "--dry-run", help="Validate and show what would run, with the provider "
+                                                      "preflight of every group; call no model."),
+    send_rejected: bool = typer.Option(False, "--send-rejected", help=_DOC_SEND_REJECTED),
     cache: Annotated[Path | None, typer.Option("--cache", help=DOC_CACHE)] = None,
     expect: Annotated[list[str] | None, typer.Option("--expect", help=DOC_EXPECT)] = None,
     junit: Annotated[Path | None, typer.Option("--junit", help=DOC_JUNIT)] = None,
@@ -149,6 +153,12 @@ def run_cmd(
     a context-length refusal stops the run at once (context_limit) with what to change. Without a
     terminal (nohup, CI), a plain progress line is printed at least every 30 s.
 
+    Before any call, the preflight builds each group's first request as the provider receives it
+    (litellm's own transformation, offline) and applies the provider rules (P-80): a group the provider
+    is known to reject (e.g. a trailing assistant message on Claude 4.6+, an assistant-first request on
+    Bedrock) is not sent, its trials skipped with the rule named, unless --send-rejected. --dry-run
+    prints these verdicts and the turns each provider receives.
+
     CI gate: --expect A:simple=passed (repeatable, added to the plan's expect list) makes the run exit 4
     when a stage ends otherwise; --junit FILE writes one JUnit test case per trial. Quick overrides:
     --temperature, --seed and --repeats STAGE=N replace the plan's values for this run; report.json
@@ -175,7 +185,8 @@ def run_cmd(
     given = RunChoices(models=model or [], maintainer=maintainer_model, api_base=api_base, groups=group or None,
                        stages=stage or None, concurrency=concurrency, max_usd=max_usd,
                        max_total_tokens=max_total_tokens, max_llm_calls=max_llm_calls,
-                       max_wall_seconds=max_wall_seconds, prices=prices, cache_dir=cache)
+                       max_wall_seconds=max_wall_seconds, prices=prices, cache_dir=cache,
+                       send_rejected=send_rejected or None)
     sweep = len(given.models) > 1 or (resume is not None and is_sweep(resume))
     manifest = {}
     if resume is not None:
@@ -188,7 +199,7 @@ def run_cmd(
     if sweep:
         settings = Settings(agent_model="-", maintainer_model="-", api_base=given.api_base or plan.models.apiBase,
                             groups=given.groups, stages=given.stages, concurrency=given.concurrency or 4,
-                            cache_dir=given.cache_dir)
+                            cache_dir=given.cache_dir, send_rejected=bool(given.send_rejected))
         base = RunRequest(plan=plan, plan_sha256=sha256, plan_path=plan_path, settings=settings,
                           out_dir=resume or out or default_out_dir(plan), max_usd=given.max_usd,
                           max_total_tokens=given.max_total_tokens, max_llm_calls=given.max_llm_calls,
@@ -204,7 +215,7 @@ def run_cmd(
         fail(f"agent {agent} and maintainer {maintainer}: scripted and real models are never mixed in one run (X-42)")
     settings = Settings(agent_model=agent, maintainer_model=maintainer, api_base=given.api_base or plan.models.apiBase,
                         groups=given.groups, stages=given.stages, concurrency=given.concurrency or 4,
-                        cache_dir=given.cache_dir)
+                        cache_dir=given.cache_dir, send_rejected=bool(given.send_rejected))
     request = RunRequest(plan=plan, plan_sha256=sha256, plan_path=plan_path, settings=settings,
                          out_dir=resume or out or default_out_dir(plan), resume=resume is not None,
                          max_usd=given.max_usd, max_total_tokens=given.max_total_tokens,

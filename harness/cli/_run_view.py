@@ -28,7 +28,7 @@ from harness.runner import (
     resume_command,
 )
 from harness.runner._cache import CACHE_FOLDER
-from harness.runner._execute import cap_overrides, effective_budget
+from harness.runner._execute import cap_overrides, effective_budget, run_preflight
 from harness.runner._outputs import RENDER_INTERRUPTED
 from protocols import FrozenView, MessageDraft, new_run_id, resolve
 from protocols.store import MemoryStore
@@ -41,8 +41,8 @@ from ._validate import planned_trials, summary_table
 
 T = TypeVar("T")
 
-__all__ = ["Progress", "budget_text", "console", "continue_hint", "dry_run", "guarded", "price_refused", "summary",
-           "where"]
+__all__ = ["Progress", "budget_text", "console", "continue_hint", "dry_run", "guarded", "preflight_lines",
+           "price_refused", "summary", "where"]
 _COLOURS = {"passed": "green", "failed": "red", "inconclusive": "yellow", "skipped": "grey50",
             "not_reached": "grey50"}
 
@@ -56,6 +56,27 @@ def _stage_usd(metrics: dict[str, Any]) -> str:
     if not metrics["llmCalls"]:
         return "—"
     return "unknown" if metrics["usd"] is None else f"{metrics['usd']:.4f}"
+
+
+def wire_shape(wire: dict[str, Any] | None) -> str:
+    """The turns a provider receives: ``assistant[header] · user[user input + state]``."""
+    turns = (wire or {}).get("turns") or []
+    return " · ".join(f"{t['role']}[{' + '.join(dict.fromkeys(t['blocks'])) or 'empty'}]" for t in turns)
+
+
+def preflight_lines(entries: list[dict[str, Any]], everything: bool = True) -> list[str]:
+    """The preflight per group (P-80): verdict, rule, whether sent, what the provider does, the wire shape.
+    ``everything``: also the groups whose verdict is ok (the run summary lists only flagged ones)."""
+    lines = []
+    for p in entries:
+        if not everything and not p.get("flagged"):
+            continue
+        rule = f" ({p['rule']})" if p.get("rule") else ""
+        sent = "" if p.get("sent", True) else ", not sent (--send-rejected sends it)"
+        lines.append(f"  {p['group']}: {p['verdict']}{rule}{sent}: {p['message']}")
+        if everything and p.get("wire"):
+            lines.append(f"    wire: {wire_shape(p['wire'])}")
+    return lines
 
 
 def summary(outcome: RunOutcome, hint: bool = True) -> None:
@@ -87,6 +108,12 @@ def summary(outcome: RunOutcome, hint: bool = True) -> None:
     from harness.rendering._workflow import console_lines  # here: harness.rendering imports matplotlib
 
     for line in console_lines(report):  # overrides and infrastructure
+        console.print(line, markup=False, soft_wrap=True, highlight=False)
+    flagged = preflight_lines(report.get("preflight") or [], everything=False)
+    if flagged:
+        console.print(f"preflight on {report['model']['agent']} (the provider rules, checked before any call):",
+                      markup=False, soft_wrap=True)
+    for line in flagged:
         console.print(line, markup=False, soft_wrap=True, highlight=False)
     for cap, why in (report["budget"].get("notApplicable") or {}).items():
         console.print(f"{cap} not applicable: {why}", markup=False, soft_wrap=True)
@@ -238,6 +265,11 @@ def dry_run(request: RunRequest, prices: PriceTable, review: DesignReview | None
                   f"litellm's counter (a local model's chat template may count more), cost {cost}",
                   markup=False, soft_wrap=True)
     console.print(f"budget: {budget_text(request)}", markup=False, soft_wrap=True)
+    groups = [g for g in plan.groups if s.groups is None or g.id in s.groups]
+    console.print(f"preflight on {s.agent_model}: each group's first request as its provider receives it (built "
+                  "offline by litellm) and the provider rules it meets:", markup=False, soft_wrap=True)
+    for line in preflight_lines(run_preflight(request, groups)):
+        console.print(line, markup=False, soft_wrap=True, highlight=False)
     for st in plan.stages:
         if st.sequential is not None and (s.stages is None or st.id in s.stages):
             console.print(f"{st.id} is sequential: looks at {', '.join(map(str, st.sequential.looks))} repeats "

@@ -3,7 +3,9 @@
 The partials ``_differences.html.j2`` and ``_differences.md.j2`` render it: an intro of one line
 per group, what its request differs in and whether that is what the design lets it differ in (the
 ``summary`` computed when the run was reported), then the table; the HTML keeps every word change
-behind an expandable summary, the Markdown lists the first few and points to report.json.
+behind an expandable summary, the Markdown lists the first few and points to report.json. The wire
+line (``wire``) shows, per provider, the turns each side's request becomes (``assistant[header] ·
+user[user input + state]``) and what they differ in there.
 """
 
 from __future__ import annotations
@@ -42,6 +44,18 @@ def _brief(changes: list[dict[str, Any]]) -> str:
     return shown + (f"; … {more} more (report.json)" if more > 0 else "")
 
 
+def wire_shape(view: dict[str, Any] | None) -> str:
+    """The turns a provider receives: ``assistant[header] · user[user input + state]``."""
+    turns = (view or {}).get("turns") or []
+    return " · ".join(f"{t['role']}[{' + '.join(dict.fromkeys(t['blocks'])) or 'empty'}]" for t in turns)
+
+
+def _wire(d: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"provider": w.get("provider"), "model": w.get("model"), "control": wire_shape(w.get("control")),
+             "group": wire_shape(w.get("group")), "differsIn": ", ".join(w.get("differsIn") or []) or "nothing",
+             "summary": w.get("summary") or ""} for w in d.get("wire") or []]
+
+
 def differences(report: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for d in report.get("groupDifferences") or []:
@@ -60,6 +74,6 @@ def differences(report: dict[str, Any]) -> list[dict[str, Any]]:
             "stateText": [{"op": c["op"], "text": _sign(c, False)} for c in text],
             "stateTextBrief": _brief(text) if text else "",
             "otherMessages": "; ".join(d.get("otherMessages") or []) or "none",
-            "summary": d.get("summary") or "",
+            "summary": d.get("summary") or "", "wire": _wire(d),
         })
     return out

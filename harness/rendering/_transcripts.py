@@ -1,6 +1,8 @@
 """The transcript viewer's data: each provider request of a trial as sent, with every message's
 source (raw / system / derived header, fold, state), the state block's position, tool calls paired
-with their results, and anchors that failed checks link to (O-20).
+with their results, and anchors that failed checks link to (O-20). Beside the harness's messages,
+the provider body the call sent where the snapshot captured it (E-11, ``providerRequest``), with
+the turns the provider receives (``harness.wire``); not for scripted models, which have no provider.
 
 report.html shows at most ``EMBED_TEXT`` characters of any one text (a message, an answer, a tool
 call's arguments or result) and ``EMBED_PER_TRIAL`` characters of one trial's transcript; what is
@@ -13,6 +15,8 @@ import json
 import re
 from pathlib import Path
 from typing import Any
+
+from harness.wire import analyze_wire
 
 DERIVED = {"context_header": "header", "context_fold": "fold", "context_state": "state"}
 EMBED_TEXT = 10_000
@@ -153,8 +157,22 @@ def _snapshot(snap: dict[str, Any], anchors: _Anchors, budget: _Budget) -> dict[
         "stateLast": bool(views) and views[-1]["isState"],
         "response": {"content": budget.clip(text_of(response.get("content"))), "toolCalls": reply_calls,
                      "finishReason": response.get("finishReason")} if response else None,
-        "error": snap.get("error"), "usage": snap.get("usage") or {},
+        "error": snap.get("error"), "usage": snap.get("usage") or {}, **_provider_body(snap, budget),
     }
+
+
+def _provider_body(snap: dict[str, Any], budget: _Budget) -> dict[str, Any]:
+    """``providerBody`` (the JSON sent, clipped like any text) and ``providerTurns`` (its turns in one line)."""
+    body = snap.get("providerRequest")
+    if not isinstance(body, dict) or str(snap.get("model") or "").startswith("scripted/"):
+        return {"providerBody": None, "providerTurns": None}
+    try:
+        turns = " · ".join(f"{t.role}[{' + '.join(dict.fromkeys(t.blocks)) or 'empty'}]"
+                           for t in analyze_wire(body).turns)
+    except (TypeError, ValueError, KeyError, AttributeError):  # a shape the wire reader does not know: shown
+        turns = None
+    return {"providerBody": budget.clip(json.dumps(body, ensure_ascii=False, indent=1, sort_keys=True)),
+            "providerTurns": turns}
 
 
 def trial_views(report: dict[str, Any], transcripts: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:

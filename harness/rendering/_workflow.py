@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.results import NOT_RETRIED_KINDS, kinds_text
+from harness.results import SETUP_KINDS, kinds_text
 
 
 def _infra_row(entry: dict[str, Any]) -> dict[str, Any]:
@@ -16,7 +16,8 @@ def _infra_row(entry: dict[str, Any]) -> dict[str, Any]:
             "attempts": sum(failed.values()), "attemptKinds": kinds_text(failed) or "—",
             "gaveUp": sum(gave_up.values()), "gaveUpKinds": kinds_text(gave_up) or "—",
             "errorTrials": entry.get("errorTrials", 0), "errorKinds": kinds_text(kinds) or "—",
-            "setUp": sum(n for k, n in kinds.items() if k in NOT_RETRIED_KINDS),
+            "setUp": sum(n for k, n in kinds.items() if k in SETUP_KINDS),
+            "rejected": kinds.get("rejected", 0),
             "retriedTrials": entry.get("retriedTrials")}  # None: a report from before it was kept
 
 
@@ -42,11 +43,15 @@ def retry_text(rows: list[dict[str, Any]], infra_retries: int | None) -> str:
         return "Which error trials were retried is not recorded in this report."
     retried = sum(r["retriedTrials"] for r in rows)
     set_up = sum(r["setUp"] for r in rows)
-    rest = max(0, errors - retried - set_up)
+    rejected = sum(r.get("rejected", 0) for r in rows)
+    rest = max(0, errors - retried - set_up - rejected)
     parts = [_retried_text(retried, errors)]
     if set_up:
         parts.append(f"{set_up} {'is a set-up error' if set_up == 1 else 'are set-up errors'} (the scripted model "
                      "cannot read this input), never retried: a new trial would read it the same way")
+    if rejected:
+        parts.append(f"{rejected} ended with a request the provider rejected (4xx), never retried: a new trial "
+                     "would send the same request")
     if rest and infra_retries == 0:
         parts.append(f"{rest} not retried: the plan allows no retry (stop.infraRetries = 0)")
     elif rest and infra_retries is not None:

@@ -41,9 +41,11 @@ from ._sweep import (
     write_sweep,
 )
 from ._workflow import (
+    ERROR_CLASS_KINDS,
     INFRA_KIND_WORDS,
     INFRA_KINDS,
     NOT_RETRIED_KINDS,
+    SETUP_KINDS,
     ExpectationResult,
     GroupInfrastructure,
     Override,
@@ -51,7 +53,8 @@ from ._workflow import (
 )
 
 __all__ = [
-    "INFRA_KINDS", "INFRA_KIND_WORDS", "NOT_RETRIED_KINDS", "SCHEMA_VERSION", "SWEEP_FILE", "SWEEP_SCHEMA_VERSION",
+    "ERROR_CLASS_KINDS", "INFRA_KINDS", "INFRA_KIND_WORDS", "NOT_RETRIED_KINDS", "SETUP_KINDS",
+    "SCHEMA_VERSION", "SWEEP_FILE", "SWEEP_SCHEMA_VERSION",
     "ExpectationResult", "GroupInfrastructure", "Override", "kinds_text",
     "BudgetReport", "CheckResult", "GroupDifference", "GroupReport", "ModelInfo", "ModelPrice", "NotExercised",
     "PassRate", "PlanRef", "ProtocolInfo", "Report", "ReportError", "ReportStatus", "RunReport", "Spent",

@@ -17,6 +17,7 @@ from harness.analysis import (
     pass_hat_ks,
     review_design,
     sequential_finding,
+    with_wire_confounds,
 )
 from protocols import resolve
 
@@ -28,7 +29,7 @@ from ._caveats import (
     unattributed_caveats,
     unsupported_input_caveats,
 )
-from ._differences import group_differences
+from ._differences import findings_role, group_differences, wire_beyond
 from ._expect import evaluate
 from ._infra import infrastructure
 from ._models import (
@@ -46,6 +47,7 @@ from ._models import (
     TrialReport,
 )
 from ._models import TrialMetrics as ReportMetrics
+from ._preflight import PreflightEntry, preflight_caveats
 from ._records import TrialMetrics, TrialRecord, transcript_name
 from ._run_view import RunView
 from ._sequential import sequential_results
@@ -157,6 +159,11 @@ def build_report(exp: RunView, request: Any, experiment_id: str, status: str, st
         findings = derive_findings(spec, outcomes, counts=all_counts, maintenance_ran=ran, samples=independent,
                                    model_kind=kind, baseline_maintenance_ran=baseline_ran,  # type: ignore[arg-type]
                                    alpha=alpha)
+    differences = group_differences(exp, preflight)
+    confounds = {d.group: " ".join(w.summary for w in d.wire if wire_beyond(findings_role(spec, d.group), w))
+                 for d in differences}
+    findings = findings.model_copy(update={"findings": with_wire_confounds(
+        findings.findings, spec, {g: text for g, text in confounds.items() if text})})
     comparisons = list(compare_with_control(
         all_counts, spec.placementControl, [st.id for st in plan.stages], group_ids, alpha=alpha))
     sequential = sequential_results(exp)
@@ -176,8 +183,7 @@ def build_report(exp: RunView, request: Any, experiment_id: str, status: str, st
     if asked and not ran:
         caveats.append(f"Compression ran {asked} time(s), each because the agent called context_compress: that "
                        "exercises the maintainer and read-back of compressed folds, not the token-threshold trigger.")
-    caveats += [f"preflight {p['group']} ({p['protocol']} on {p['model']}): {p['verdict']}: {p['message']}"
-                for p in preflight if p.get("flagged")]
+    caveats += preflight_caveats(preflight)
     caveats += [f"stage {st.id} is an addition to the source plan (X-70)" for st in plan.stages if st.addition]
     if s.stages is not None:
         caveats.append(f"only stages {', '.join(s.stages)} were selected (--stage); requirements on other stages "
@@ -209,7 +215,8 @@ def build_report(exp: RunView, request: Any, experiment_id: str, status: str, st
         findings=[*findings.findings, *(sequential_finding(r, outcomes) for r in sequential)],
         expectations=evaluate(plan, list(getattr(request, "expect", [])), exp.outcomes), overrides=overrides,
         infrastructure=infrastructure(group_ids, exp.records), infraRetries=plan.stop.infraRetries,
-        groupDifferences=group_differences(exp), design=review_design(plan), sequential=sequential or None)
+        preflight=[PreflightEntry.model_validate(p) for p in preflight], groupDifferences=differences,
+        design=review_design(plan), sequential=sequential or None)
 
 
 def budget_report(exp: RunView, models: list[str]) -> BudgetReport:

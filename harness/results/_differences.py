@@ -19,7 +19,16 @@ design, their differences are listed only.
 
 The requests (``group_differences``): each group is compared with the placement control on the
 first agent request of the first stage (in plan order) both ran, taking each side's first trial that
-made a request. Requests come from the run's session store (the snapshots the engine wrote).
+made a request. Requests come from the run's session store (the snapshots the engine wrote); a group
+whose requests the run did not send (the preflight found the provider rejects them, P-80) is
+compared on its first request built offline, as the runner would have sent it.
+
+The wire (``wire``): what the provider of the run's model receives of both requests (E-11): the
+body each snapshot captured (``providerRequest``), or the body litellm builds offline where the call
+was not made or failed. litellm merges consecutive same-role messages for Anthropic, Gemini and
+Bedrock, so a group designed to differ in one thing may differ in more on the wire: C's user state
+becomes part of the user's own turn, B's joins the header's turn, A's is a prefill. The summary says
+so in words and does not call such a comparison "as designed".
 """
 
 from __future__ import annotations
@@ -29,7 +38,12 @@ import json
 from functools import cache
 from typing import Any
 
-from protocols import STATE_VIEW_V3, resolve
+from harness.business_tools import BusinessTools
+from harness.models import ModelRequest
+from harness.plan import GroupSpec, StageSpec
+from harness.preflight import first_request
+from harness.wire import WireBuildError, WireDifference, provider_of, request_wire_body, wire_difference
+from protocols import STATE_VIEW_V3, HostOptions, resolve
 
 from ._models import GroupDifference, RolePair, StateDifference, StatePlace, WordChange
 from ._records import TrialRecord
@@ -64,6 +78,27 @@ DESIGN: dict[str, tuple[tuple[str, ...], str]] = {
 NO_DESIGN = {"controlGroup": "the sentinel control, another protocol (unified@1, no state message)",
              "baselineGroup": "the baseline, another protocol (prefix@2)"}
 _SHOWN = 3
+WIRE_DESIGN: dict[str, tuple[str, ...]] = {"positionGroup": ("statePosition",), "roleGroup": ("stateRole",),
+                                           "sentinelGroup": ()}
+"""findings role → what the design lets the group differ in on the wire (``harness.wire.wire_differs_in``)."""
+_WIRE_WORDS = {"stateMessage": "having a state message", "stateRole": "the state's role",
+               "statePosition": "the state's position (in turns)",
+               "stateMerge": "where the state is merged (a turn of its own or part of another)",
+               "prefill": "whether the request is a prefill", "firstRole": "the first turn's role"}
+
+
+def findings_role(spec: Any, group: str) -> str | None:
+    """The group's findings role (``roleGroup``, ``positionGroup`` …) in the plan's findings spec; None: none."""
+    return next((role for role in ("baselineGroup", "controlGroup", "sentinelGroup", "roleGroup", "positionGroup")
+                 if getattr(spec, role) == group), None)
+
+
+def wire_beyond(role: str | None, wire: WireDifference) -> list[str]:
+    """What the two requests differ in on the wire beyond what the design lets the group differ in
+    (empty for a group without a single-variable design: its differences are listed only)."""
+    if role not in WIRE_DESIGN:
+        return []
+    return [a for a in wire.differsIn if a not in WIRE_DESIGN[role]]
 
 
 def _roles_besides_state(roles: list[str], position: int | None) -> list[str]:
@@ -143,7 +178,8 @@ def _aspect_text(aspect: str, d: GroupDifference) -> str:
 
 def summarize(d: GroupDifference, role: str | None) -> GroupDifference:
     """``d`` with ``differsIn``, ``expected`` and ``summary`` filled in; ``role``: the group's findings role
-    (``positionGroup``, ``sentinelGroup`` …), None when it has none."""
+    (``positionGroup``, ``sentinelGroup`` …), None when it has none. The wire (``d.wire``) is said in words
+    after the requests; a difference on the wire beyond the design makes the comparison not as designed."""
     found = differs_in(d)
     one_sided = "stateMessage" in found  # no state message on one side: its position, role, text are not compared
     state = ("stateMessage", "statePosition", "stateRole", "stateText") if one_sided else ("stateMessage",)
@@ -153,19 +189,28 @@ def summarize(d: GroupDifference, role: str | None) -> GroupDifference:
     if found and same:
         head += f"; identical: {', '.join(same)}"
     expected: list[str] | None = None
+    off = [f"on {w.provider}'s wire it also differs in {', '.join(_WIRE_WORDS[a] for a in beyond)}"
+           for w in d.wire if (beyond := wire_beyond(role, w))]
     if role in DESIGN:
         aspects, why = DESIGN[role]
         expected = list(aspects)
         beyond = [_WORDS[a] for a in found if a not in aspects]
         missing = [_WORDS[a] for a in aspects if a not in found]
-        verdict = "As designed" if not (beyond or missing) else "Not as designed: " + "; ".join(
-            ([f"differs beyond the design in the {', '.join(beyond)}"] if beyond else [])
-            + ([f"identical where the design expects a difference: {', '.join(missing)}"] if missing else []))
+        problems = (([f"differs beyond the design in the {', '.join(beyond)}"] if beyond else [])
+                    + ([f"identical where the design expects a difference: {', '.join(missing)}"] if missing else []))
+        if problems:
+            verdict = "Not as designed: " + "; ".join(problems + off)
+        elif off:
+            verdict = "As designed in the messages the harness builds, not on the wire: " + "; ".join(off)
+        else:
+            verdict = "As designed"
         tail = f"Design: {d.group} is {why}. {verdict}."
     else:
         tail = (f"Design: {d.group} is {NO_DESIGN[role]}, not a single-variable comparison with {d.control}."
                 if role in NO_DESIGN else f"{d.group} has no part in the findings design: differences listed only.")
-    return d.model_copy(update={"differsIn": found, "expected": expected, "summary": f"{head}. {tail}"})
+    wire = " ".join(f"On the wire, {w.summary}" for w in d.wire)
+    summary = " ".join(part for part in (f"{head}.", wire, tail) if part)
+    return d.model_copy(update={"differsIn": found, "expected": expected, "summary": summary})
 
 
 def _first_request(exp: RunView, records: list[TrialRecord]) -> dict[str, Any] | None:
@@ -221,21 +266,70 @@ def _others(control: dict[str, Any], group: dict[str, Any]) -> list[str]:
     return out
 
 
-def group_differences(exp: RunView) -> list[GroupDifference]:
-    """One entry per selected group other than the placement control (none without a store or control)."""
+def _offline(exp: RunView, group: GroupSpec, stage: StageSpec) -> dict[str, Any]:
+    """The group's first request of ``stage`` built without a call, shaped like an engine snapshot."""
+    plan = exp.plan
+    protocol = resolve(group.protocol.id, group.protocol.version, group.protocol.options)
+    tools = BusinessTools({k: v.model_dump() for k, v in plan.agent.projects.items()}).schemas()
+    projected = first_request(protocol, plan.agent.config(), stage.turns[0].input,
+                              HostOptions(maintenance=plan.maintenance), tools)
+    sampling = plan.models.sampling
+    params = {"max_tokens": plan.budget.maxOutputTokensPerCall, "temperature": sampling.temperature,
+              "top_p": sampling.topP, "seed": sampling.seed}
+    return {"id": f"offline:{group.id}/{stage.id}", "sources": [s.wire() for s in projected.sources],
+            "request": {"messages": projected.messages, "tools": projected.tools, "params": params}}
+
+
+def _body(exp: RunView, snap: dict[str, Any]) -> dict[str, Any] | None:
+    """The provider body of a snapshot: the one the call sent, else the one litellm builds offline."""
+    sent = snap.get("providerRequest")
+    if isinstance(sent, dict):
+        return sent
+    request, params = snap["request"], snap["request"].get("params") or {}
+    try:
+        return request_wire_body(exp.settings.agent_model, ModelRequest(
+            messages=request["messages"], tools=request.get("tools") or [], max_output_tokens=params.get("max_tokens"),
+            temperature=params.get("temperature"), top_p=params.get("top_p"), seed=params.get("seed")),
+            exp.settings.api_base)
+    except (WireBuildError, ValueError):
+        return None
+
+
+def _wire(exp: RunView, group: str, control: str, base: dict[str, Any], snap: dict[str, Any]) -> list[WireDifference]:
+    """One entry for the run's agent model (none for a scripted model: no provider receives its requests)."""
+    model = exp.settings.agent_model
+    if model.startswith("scripted/"):
+        return []
+    a, b = _body(exp, base), _body(exp, snap)
+    if a is None or b is None:
+        return []
+    return [wire_difference(provider_of(model) or model, model, group, control, a, b)]
+
+
+def group_differences(exp: RunView, preflight: list[dict[str, Any]] | None = None) -> list[GroupDifference]:
+    """One entry per selected group other than the placement control (none without a store or control).
+    ``preflight``: the run's preflight entries; a group it did not send is compared on its offline request."""
     spec = exp.plan.findings
     control = spec.placementControl
-    roles = {getattr(spec, role): role for role in ("baselineGroup", "controlGroup", "sentinelGroup", "roleGroup",
-                                                    "positionGroup") if getattr(spec, role) is not None}
     if exp.store is None:  # a rescore has no store: it carries the recording's panel over
         return []
+    held = {str(p["group"]) for p in preflight or [] if not p.get("sent", True)}
+    specs = {g.id: g for g in exp.plan.groups}
+
+    def request(group_id: str, stage: StageSpec) -> dict[str, Any] | None:
+        found = _first_request(exp, exp.stage_records(group_id, stage.id))
+        chosen = exp.settings.stages is None or stage.id in exp.settings.stages
+        if found is None and group_id in held and chosen and any(g.id == group_id
+                                                                 for g in exp.plan.participants(stage)):
+            return _offline(exp, specs[group_id], stage)
+        return found
+
     out = []
     for group in exp.selected_groups():
         if group.id == control:
             continue
         for stage in exp.plan.stages:
-            mine, theirs = exp.stage_records(group.id, stage.id), exp.stage_records(control, stage.id)
-            snap, base = _first_request(exp, mine), _first_request(exp, theirs)
+            snap, base = request(group.id, stage), request(control, stage)
             if snap is None or base is None:
                 continue
             (cs, ctext), (gs, gtext) = _state(base), _state(snap)
@@ -247,6 +341,7 @@ def group_differences(exp: RunView) -> list[GroupDifference]:
                                       group=[str(m.get("role")) for m in snap["request"]["messages"]]),
                 stateMessage=StateDifference(control=cs, group=gs,
                                              text=word_diff(ctext, gtext) if cs and gs else []),
-                otherMessages=_others(base, snap)), roles.get(group.id)))
+                otherMessages=_others(base, snap), wire=_wire(exp, group.id, control, base, snap)),
+                findings_role(spec, group.id)))
             break
     return out

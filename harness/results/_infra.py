@@ -3,7 +3,8 @@ and error trials, from the trial records, for report.json's ``infrastructure`` a
 
 None of it is a model failure (X-31) and no error trial is in a pass rate. An errored repeat gets a
 new trial up to the plan's ``stop.infraRetries`` times, except a set-up error (``unsupported_input``:
-a scripted model that cannot read the input), which a new trial would only repeat; ``retriedTrials``
+a scripted model that cannot read the input) and a request the provider refused (``rejected``, 4xx),
+which a new trial would only repeat; ``retriedTrials``
 counts the error trials that actually got one. This is what makes a run's cost and time explainable."""
 
 from __future__ import annotations
@@ -14,10 +15,7 @@ from typing import Any
 from harness.models import infra_kind
 
 from ._records import TrialRecord
-from ._workflow import GroupInfrastructure
-
-_ERROR_KINDS = {"context_window": "context_window", "provider_rejected": "rejected",
-                "unsupported_input": "unsupported_input"}
+from ._workflow import ERROR_CLASS_KINDS, GroupInfrastructure
 
 
 def attempt_kinds(retries: Any, error: Any) -> list[str]:
@@ -25,7 +23,7 @@ def attempt_kinds(retries: Any, error: Any) -> list[str]:
     kinds = [infra_kind(r.get("error_class"), r.get("status_code"), r.get("message"))
              for r in retries if isinstance(r, dict)] if isinstance(retries, list) else []
     if isinstance(error, dict) and not kinds:  # ended without an attempt record (e.g. no API key)
-        kind = _ERROR_KINDS.get(str(error.get("kind")))
+        kind = ERROR_CLASS_KINDS.get(str(error.get("kind")))
         status = error.get("status_code")
         kinds = [kind or infra_kind(None, status if isinstance(status, int) else None, str(error.get("message")))]
     return kinds

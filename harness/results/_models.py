@@ -27,7 +27,9 @@ from harness.analysis import (
 )
 from harness.models import public_api_base
 from harness.plan import BudgetSpec, GroupSpec
+from harness.wire import WireDifference
 
+from ._preflight import PreflightEntry
 from ._workflow import ExpectationResult, GroupInfrastructure, Override
 
 SCHEMA_VERSION: Literal[1] = 1
@@ -96,6 +98,9 @@ class GroupDifference(_Model):
                           "for a group without a single-variable design (the sentinel control v1, the baseline).")
     summary: str = Field("", description="differsIn in words, with the source's words for each designed difference "
                                          "and whether the comparison is as designed (empty in older reports).")
+    wire: list[WireDifference] = Field(
+        default_factory=list, description="Per provider of the run's model: both requests as the provider receives "
+                                          "them (turns, where the state went, prefill); none for scripted models.")
 
 
 class PlanRef(_Model):
@@ -374,6 +379,8 @@ class Report(_Model):
                           "reports from before it was kept).")
     stopDetail: str | None = Field(None, description="What the stop means and how to fix it, when the reason "
                                                      "needs more than its name (context_limit).")
+    preflight: list[PreflightEntry] = Field(
+        default_factory=list, description="Per group × model: the provider preflight of its first request (P-80).")
     groupDifferences: list[GroupDifference] = Field(
         default_factory=list, description="What each group's first request differs in from the placement "
                                           "control's, on the first stage both ran (the difference panel).")

@@ -18,8 +18,15 @@ INFRA_KIND_WORDS: dict[str, str] = {
     "context_window": "context window exceeded",
     "unsupported_input": "set-up: the scripted model cannot read this input", "other": "other",
 }
-NOT_RETRIED_KINDS = frozenset({"unsupported_input"})
-"""Error kinds whose trials are never retried: a new trial would read the same input the same way."""
+NOT_RETRIED_KINDS = frozenset({"unsupported_input", "rejected"})
+"""Error kinds whose trials are never retried: a new trial would read the same input the same way
+(``unsupported_input``), or send the same request the provider refused with a 4xx (``rejected``,
+the run error ``provider_rejected``: deterministic, P-80)."""
+SETUP_KINDS = frozenset({"unsupported_input"})
+"""Of those, the set-up errors of the experiment (a scripted model that cannot read the input)."""
+ERROR_CLASS_KINDS: dict[str, str] = {"context_window": "context_window", "provider_rejected": "rejected",
+                                     "unsupported_input": "unsupported_input"}
+"""A run's ``error_class`` → the kind of the call that ended it (``INFRA_KINDS``)."""
 
 
 class _Model(BaseModel):

@@ -8,18 +8,18 @@ the outputs, which are written whatever the reason the experiment ended.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import harness
-from harness.models import Prices, public_api_base
+from harness.business_tools import BusinessTools
+from harness.models import ModelRequest, Prices, public_api_base
 from harness.plan import BudgetSpec, Expectation, Plan
 from harness.results import Override, Report, ReportError, read_report
 from harness.results._assemble import build_report
-from protocols import resolve
+from protocols import HostOptions, resolve
 from protocols.store import SqliteStore
 
 from ._budget import BudgetLedger
@@ -30,7 +30,7 @@ from ._overrides import OverrideSpec, check_same_overrides
 from ._persist import RunDir
 from ._prices import PriceTable, build_price_table
 from ._resume import recorded_settings
-from ._runner import Experiment, ProgressHook, Settings, StageHook
+from ._runner import Experiment, ProgressHook, Settings, StageHook, agent_limits
 from ._stops import interrupt_handlers
 from ._storage import StorageError, storage_problem
 from ._trial import now
@@ -101,17 +101,39 @@ def prepare_prices(request: RunRequest) -> PriceTable:
 
 
 def run_preflight(request: RunRequest, groups: list[Any]) -> list[dict[str, Any]]:
-    """The placement check of every group's protocol on the agent model, before any call."""
-    if importlib.util.find_spec("harness.preflight") is None:
-        return []
-    from harness.preflight import preflight
+    """The provider preflight (P-80) of every group on the agent model, before any call: the verdicts
+    on the body litellm builds offline for the group's first request (its first selected stage's first
+    input, with the plan's agent, tools, output cap and sampling). ``sent`` is False for a group the
+    provider is known to reject, unless ``--send-rejected``."""
+    from harness.preflight import first_request, preflight
 
+    plan, s = request.plan, request.settings
+    limits = agent_limits(plan)
+    host = HostOptions(maintenance=plan.maintenance)
+    tools = BusinessTools({k: v.model_dump() for k, v in plan.agent.projects.items()}).schemas()
     out = []
     for group in groups:
+        stage = next((st for st in plan.stages if (s.stages is None or st.id in s.stages)
+                      and any(g.id == group.id for g in plan.participants(st))), None)
+        if stage is None:
+            continue
         protocol = resolve(group.protocol.id, group.protocol.version, group.protocol.options)
-        verdict = preflight(protocol, request.settings.agent_model, request.settings.api_base)
-        out.append({"group": group.id, **verdict.model_dump()})
+        projected = first_request(protocol, plan.agent.config(), stage.turns[0].input, host, tools)
+        model_request = ModelRequest(
+            messages=projected.messages, tools=projected.tools, max_output_tokens=limits.max_output_tokens,
+            temperature=limits.temperature, top_p=limits.top_p, seed=limits.seed,
+            timeout_seconds=limits.timeout_seconds, extra=limits.extra)
+        verdict = preflight(protocol, s.agent_model, s.api_base, request=model_request)
+        sent = verdict.verdict != "rejected" or s.send_rejected
+        out.append({"group": group.id, "stage": stage.id, **verdict.model_dump(mode="json"), "sent": sent})
     return out
+
+
+def held_groups(checks: list[dict[str, Any]]) -> dict[str, str]:
+    """group → the reason its trials are skipped: the rule by which the provider rejects its requests."""
+    return {c["group"]: f"not sent: preflight {c['rule'] or c['verdict']}: the provider rejects this group's "
+                        f"requests ({c['model']}); harness run --send-rejected sends them"
+            for c in checks if not c["sent"]}
 
 
 async def execute(request: RunRequest, on_trial: ProgressHook | None = None, *, on_stage: StageHook | None = None,
@@ -175,7 +197,8 @@ async def _execute(request: RunRequest, prices: PriceTable, run_dir: RunDir, on_
     if request.resume:
         ledger.restore(run_dir.spent(), run_dir.calibration())
     experiment = Experiment(plan=plan, settings=settings, ledger=ledger, prices=prices, run_dir=run_dir,
-                            store=store, previous=previous, on_trial=on_trial, on_stage=on_stage)
+                            store=store, previous=previous, on_trial=on_trial, on_stage=on_stage,
+                            held=held_groups(checks))
     if on_start is not None:
         on_start()
     with interrupt_handlers(ledger):  # the outputs too: a Ctrl-C never tears report.json or the manifest

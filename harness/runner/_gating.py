@@ -3,8 +3,8 @@
 - A group enters a stage when the stage lists it and it passed every stage of ``requires`` it
   takes part in; a baseline enters only the stages naming it (``Plan.participants``).
 - A group passes a stage when all its trials pass (pass^k, k = repeats). An ``error`` trial is
-  retried as a new trial up to ``infraRetries`` times (not a set-up error a retry would repeat:
-  ``unsupported_input``); one that still errors makes the stage
+  retried as a new trial up to ``infraRetries`` times (not an error a retry would repeat:
+  ``unsupported_input``, ``provider_rejected``); one that still errors makes the stage
   ``inconclusive``: the group does not advance, and no model failure is counted.
 - A trial or retry the runner never started (a stop, fail-fast) is ``skipped`` (X-11), and so is
   the stage it leaves undecided: an error whose retry a stop prevented makes the stage ``skipped``,
@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 from harness.plan import Plan, StageSpec, StageStatus
-from harness.results import NOT_RETRIED_KINDS
+from harness.results import ERROR_CLASS_KINDS, NOT_RETRIED_KINDS
 from harness.results._records import TrialRecord
 
 __all__ = ["StageStatus", "entry_blocker", "final_attempts", "needs_retry", "ran_to", "stage_status", "takes_part"]
@@ -47,8 +47,9 @@ def final_attempts(records: list[TrialRecord]) -> dict[int, TrialRecord]:
 
 NOT_RETRIED = NOT_RETRIED_KINDS
 """Run errors that a new trial would only repeat: a scripted model that cannot read the input reads
-the same input the same way (one owner: ``harness.results.NOT_RETRIED_KINDS``, which the reports' retry
-sentence reads too)."""
+the same input the same way, a provider that refused a request (4xx) refuses it again (one owner:
+``harness.results.NOT_RETRIED_KINDS``, in the kinds of ``INFRA_KINDS``; the reports' retry sentence
+reads it too)."""
 
 
 def needs_retry(record: TrialRecord, infra_retries: int, first: int = 0) -> bool:
@@ -58,7 +59,7 @@ def needs_retry(record: TrialRecord, infra_retries: int, first: int = 0) -> bool
     if record.status != "error" or record.attempt - first >= infra_retries:
         return False
     last = record.runs[-1] if record.runs else None
-    return last is None or last.error_class not in NOT_RETRIED
+    return last is None or ERROR_CLASS_KINDS.get(str(last.error_class), str(last.error_class)) not in NOT_RETRIED
 
 
 def earlier_attempts(records: list[TrialRecord]) -> dict[tuple[str, str, int], list[TrialRecord]]:

@@ -3,11 +3,11 @@ overrides them.
 
 A run keeps its settings in run.json (``"settings"``), a sweep in ``D/settings.json``: models,
 API base (without credentials, O-30), group and stage selection, concurrency, response cache,
-``--max-usd``, ``--max-total-tokens``, ``--max-llm-calls``, ``--max-wall-seconds`` and every
-``--price``. ``harness run PLAN --resume DIR`` then continues the run as it was started: a resumed local model keeps its
-price, its concurrency and its server. Anything given on the command line wins, and is what the
-next resume restores. An API base with credentials in it is stored without them: pass
-``--api-base`` again when resuming such a run.
+``--max-usd``, ``--max-total-tokens``, ``--max-llm-calls``, ``--max-wall-seconds``, every
+``--price`` and ``--send-rejected``. ``harness run PLAN --resume DIR`` then continues the run as it
+was started: a resumed local model keeps its price, its concurrency and its server. Anything given
+on the command line wins, and is what the next resume restores. An API base with credentials in it
+is stored without them: pass ``--api-base`` again when resuming such a run.
 
 A run stopped by a cap (``budget_exhausted:<cap>``) would stop again at once when resumed with the
 same cap: what it spent counts on. ``budget_stop`` says so, naming the cap, its limit and what was
@@ -48,6 +48,7 @@ class RunChoices:
     max_wall_seconds: float | None = None
     prices: dict[str, Prices] = field(default_factory=dict)
     cache_dir: Path | None = None
+    send_rejected: bool | None = None
 
 
 def recorded_settings(request: Any) -> dict[str, Any]:
@@ -58,7 +59,8 @@ def recorded_settings(request: Any) -> dict[str, Any]:
             "concurrency": s.concurrency, "cacheDir": None if s.cache_dir is None else str(s.cache_dir),
             "maxUsd": request.max_usd, "maxTotalTokens": request.max_total_tokens,
             "maxLlmCalls": request.max_llm_calls, "maxWallSeconds": request.max_wall_seconds,
-            "prices": {m: p.model_dump(mode="json") for m, p in sorted(request.cli_prices.items())}}
+            "prices": {m: p.model_dump(mode="json") for m, p in sorted(request.cli_prices.items())},
+            "sendRejected": s.send_rejected}
 
 
 def write_sweep_settings(request: Any) -> None:
@@ -108,7 +110,8 @@ def restore(given: RunChoices, recorded: dict[str, Any]) -> RunChoices:
         max_usd=pick(given.max_usd, "maxUsd"), max_total_tokens=pick(given.max_total_tokens, "maxTotalTokens"),
         max_llm_calls=pick(given.max_llm_calls, "maxLlmCalls"),
         max_wall_seconds=pick(given.max_wall_seconds, "maxWallSeconds"), prices={**prices, **given.prices},
-        cache_dir=given.cache_dir if given.cache_dir is not None else (Path(cache) if cache else None))
+        cache_dir=given.cache_dir if given.cache_dir is not None else (Path(cache) if cache else None),
+        send_rejected=given.send_rejected or bool(recorded.get("sendRejected")))
 
 
 

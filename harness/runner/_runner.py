@@ -56,6 +56,22 @@ class Settings:
     """Builds each model; the default knows the scripted models (``harness.scripted``)."""
     cache_dir: Path | None = None
     """``--cache DIR``: answer repeated requests from this response cache (``_cache``)."""
+    send_rejected: bool = False
+    """``--send-rejected``: send a group's requests even when the preflight says the provider rejects them."""
+
+
+def agent_limits(plan: Plan) -> RunLimits:
+    """The limits and sampling of every agent call of a trial (the preflight builds the same request)."""
+    budget = plan.budget
+    return RunLimits(
+        max_steps=budget.maxStepsPerRun or 12,
+        max_consecutive_tool_errors=plan.stop.maxConsecutiveToolErrors or 1_000_000,
+        max_output_tokens=budget.maxOutputTokensPerCall,
+        timeout_seconds=budget.timeoutSecondsPerCall or 120.0,
+        temperature=plan.models.sampling.temperature,
+        top_p=plan.models.sampling.topP,
+        seed=plan.models.sampling.seed,  # the first repeat's; run_trial gives repeat r seed + r - 1
+    )
 
 
 ProgressHook = Callable[[str, TrialRecord], None]
@@ -76,6 +92,9 @@ class Experiment:
     run again; the other attempts that ran are kept, and placeholders are superseded."""
     on_trial: ProgressHook | None = None
     on_stage: StageHook | None = None
+    held: dict[str, str] = field(default_factory=dict)
+    """group → why its requests are not sent: the preflight's rule that the provider rejects them (P-80).
+    Its trials are ``skipped`` with that reason, never run, never a model failure."""
     records: list[TrialRecord] = field(default_factory=list)
     outcomes: dict[tuple[str, str], StageStatus] = field(default_factory=dict)
     started_at: str = field(default_factory=now)
@@ -104,20 +123,11 @@ class Experiment:
     def engine(self, group: GroupSpec) -> Engine:
         if group.id not in self._engines:
             plan, s = self.plan, self.settings
-            budget = plan.budget
             factory = s.model_factory if self.cache is None else cached_factory(s.model_factory, self.cache)
             model = factory(s.agent_model, api_base=s.api_base, prices=self.prices.get(s.agent_model))
             maintainer = model if s.maintainer_model == s.agent_model else factory(
                 s.maintainer_model, api_base=s.api_base, prices=self.prices.get(s.maintainer_model))
-            limits = RunLimits(
-                max_steps=budget.maxStepsPerRun or 12,
-                max_consecutive_tool_errors=plan.stop.maxConsecutiveToolErrors or 1_000_000,
-                max_output_tokens=budget.maxOutputTokensPerCall,
-                timeout_seconds=budget.timeoutSecondsPerCall or 120.0,
-                temperature=plan.models.sampling.temperature,
-                top_p=plan.models.sampling.topP,
-                seed=plan.models.sampling.seed,  # the first repeat's; run_trial gives repeat r seed + r - 1
-            )
+            limits = agent_limits(plan)
             capacity = plan.models.capacityTokens
             if capacity is None and not s.agent_model.startswith("scripted/"):
                 capacity = model_capacity(s.agent_model)
@@ -234,10 +244,10 @@ class Experiment:
         tid = trial_id(group.id, stage.id, repeat, attempt)
         try:
             async with self._sem:
-                reason = self.stopping or ("fail_fast: an earlier trial of this stage failed" if failed.is_set()
-                                           else None)
+                reason = self.held.get(group.id) or self.stopping or (
+                    "fail_fast: an earlier trial of this stage failed" if failed.is_set() else None)
                 if reason is not None:
-                    self._stop_skipped = self._stop_skipped or bool(self.stopping)
+                    self._stop_skipped = self._stop_skipped or (bool(self.stopping) and group.id not in self.held)
                     return self._keep(TrialRecord(id=tid, group=group.id, stage=stage.id, repeat=repeat,
                                                   attempt=attempt, status="skipped", reason=reason), persist=True)
                 record = await run_trial(self.engine(group), group.id, stage, repeat, attempt)

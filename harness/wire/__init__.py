@@ -16,11 +16,19 @@ from ._analysis import (
     wire_differs_in,
     wire_summary,
 )
-from ._build import WireBuildError, build_wire_body, output_cap, request_wire_body, thinking_budget
+from ._build import (
+    WireBuildError,
+    build_wire_body,
+    output_cap,
+    provider_of,
+    request_wire_body,
+    thinking_budget,
+)
 from ._preflight import Verdict, preflight_body, thinking_in, worst
 from ._rules import (
     RULE_BY_ID,
     RULES,
+    SEVERITY,
     Rule,
     VerdictKind,
     claude_takes_prefill,
@@ -33,6 +41,7 @@ from ._turns import Turn, WireFormat, turns, wire_format
 __all__ = [
     "RULES",
     "RULE_BY_ID",
+    "SEVERITY",
     "Rule",
     "Turn",
     "Verdict",
@@ -51,6 +60,7 @@ __all__ = [
     "gemini_version",
     "output_cap",
     "preflight_body",
+    "provider_of",
     "request_wire_body",
     "state_place",
     "thinking_budget",

@@ -135,8 +135,9 @@ def wire_summary(provider: str, group_id: str, control_id: str, control: WireVie
     for who, view in ((control_id, control), (group_id, group)):
         if view.endsWithAssistant:
             article = "an" if str(view.lastRole)[:1] in "aeiou" else "a"
-            endings.append(f"{who}'s request ends with {article} {view.lastRole} turn, which the provider reads as "
-                           "a prefill or rejects")
+            what = ("which a chat API follows with a new assistant turn (a local server may read it as a prefill)"
+                    if view.format == "openai" else "which the provider reads as a prefill or rejects")
+            endings.append(f"{who}'s request ends with {article} {view.lastRole} turn, {what}")
     if endings:
         sentence += "; " + "; ".join(endings)
     return sentence + "."

@@ -85,6 +85,13 @@ def request_wire_body(model: str, request: ModelRequest, api_base: str | None = 
     return clean
 
 
+def provider_of(model: str) -> str | None:
+    """litellm's provider name for ``model`` (``anthropic``, ``gemini``, ``bedrock``, ``openai`` ...);
+    None when litellm cannot place it."""
+    litellm, _ = ensure_litellm()
+    return _provider(litellm, model)
+
+
 def _provider(litellm: Any, model: str) -> str | None:
     try:
         return str(litellm.get_llm_provider(model)[1])

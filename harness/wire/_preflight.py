@@ -49,8 +49,10 @@ def thinking_in(body: dict[str, Any]) -> bool:
     return isinstance(spec, dict) and spec.get("type") in ("enabled", "adaptive")
 
 
-def preflight_body(model: str, body: dict[str, Any], thinking: bool = False) -> list[Verdict]:
-    """Every rule of the table the body meets, in table order; one ``ok`` verdict when none does."""
+def preflight_body(model: str, body: dict[str, Any], thinking: bool = False, local: bool = False) -> list[Verdict]:
+    """Every rule of the table the body meets, in table order; one ``ok`` verdict when none does.
+    ``local``: the model is served on a loopback ``api_base`` (an OpenAI-style body then goes to a local
+    server, whose chat template decides what a trailing assistant message is)."""
     fmt = wire_format(body)
     seq = turns(body, fmt)
     thinking = thinking or thinking_in(body)
@@ -62,6 +64,9 @@ def preflight_body(model: str, body: dict[str, Any], thinking: bool = False) -> 
         out += _claude(model, fmt, body, seq, thinking)
     if fmt == "gemini":
         out += _gemini(model, body, seq)
+    if fmt == "openai" and seq and seq[-1].speaker == "assistant":
+        out.append(_verdict("local-server-trailing-assistant" if local else "chat-trailing-assistant-new-turn",
+                            len(seq) - 1, model))
     if fmt == "bedrock_converse":
         out += [_verdict("bedrock-tool-result-text-mix", i) for i, t in enumerate(seq)
                 if "tool result" in t.blocks and any(b != "tool result" for b in t.blocks)]

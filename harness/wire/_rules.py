@@ -83,6 +83,15 @@ RULES: tuple[Rule, ...] = (
          "a function call of this Gemini 3 request carries litellm's skip_thought_signature_validator placeholder "
          "instead of the model's own thought signature (Google: \"will negatively impact model performance\")",
          "litellm factory.py:1332-1346; ai.google.dev/gemini-api/docs/thought-signatures (FAQ)", "2026"),
+    Rule("chat-trailing-assistant-new-turn", ("openai",), "ok",
+         "an OpenAI-style chat API reads a trailing assistant message as an earlier assistant message and starts "
+         "a new assistant turn after it",
+         "shared notes, litellm.md (provider behaviour that bears on placement); litellm forwards chat messages as "
+         "they are", "2026"),
+    Rule("local-server-trailing-assistant", ("openai",), "unknown",
+         "a local OpenAI-compatible server decides by its chat template: llama.cpp's server treats a trailing "
+         "assistant message as a prefill, most chat templates start a new turn",
+         "shared notes, litellm.md (provider behaviour that bears on placement)", "2026"),
     Rule("bedrock-tool-result-text-mix", ("bedrock_converse",), "rejected",
          "one user turn carries tool results and text, which Bedrock can reject (\"Conversation blocks and tool "
          "result blocks cannot be provided in the same turn\")",

@@ -194,6 +194,7 @@ def rescore(run_dir: Path, plan: Plan | None = None, plan_sha256: str | None = N
                                       "overrides": original.overrides,  # the recording's, like its answers
                                       "infrastructure": original.infrastructure or built.infrastructure,
                                       "infraRetries": original.infraRetries,  # the retries the recording had
+                                      "preflight": original.preflight,  # what was checked before the calls
                                       "groupDifferences": original.groupDifferences})  # the same requests
     if (run_dir / "transcripts").is_dir():
         shutil.copytree(run_dir / "transcripts", out / "transcripts", dirs_exist_ok=True)

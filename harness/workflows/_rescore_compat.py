@@ -46,11 +46,12 @@ def plan_differences(new: Plan, old: Plan, records: list[TrialRecord] | None = N
     return out
 
 
-def _timeout_difference(new: float, old: float, records: list[TrialRecord]) -> list[str]:
+def _timeout_difference(new: float | None, old: float | None, records: list[TrialRecord]) -> list[str]:
+    """None: no per-call timeout (the longest)."""
     if new == old:
         return []
     where = f"$.budget.timeoutSecondsPerCall: {new!r} here, {old!r} when recorded"
-    if new < old:
+    if old is None or (new is not None and new < old):
         return [f"{where} (a shorter timeout could have cut calls that finished)"]
     timed_out = sum(kind == "timeout" for r in records for call in r.calls for kind in call.failedAttempts)
     return [f"{where}, and {timed_out} recorded call attempt(s) timed out"] if timed_out else []

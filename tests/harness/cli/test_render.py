@@ -23,11 +23,18 @@ def test_render_prints_the_golden_request() -> None:
     assert json.loads(out.stdout) == golden
 
 
-def test_render_with_model_adds_the_preflight() -> None:
+def test_render_with_model_adds_the_preflight_of_the_body() -> None:
+    """The verdicts and the wire shape of the rendered request's provider body, without any call."""
     out = runner.invoke(app, ["render", "--protocol", "unified@2", str(DATA / "resume_alpha.json"),
-                              "--model", "gemini/gemini-2.5-flash"])
+                              "--model", "anthropic/claude-opus-4-6"])
     assert out.exit_code == 0, out.output
-    assert json.loads(out.stdout)["preflight"]["verdict"] == "rejected"
+    check = json.loads(out.stdout)["preflight"]
+    assert (check["verdict"], check["rule"]) == ("rejected", "claude-4.6-no-prefill")
+    assert check["wire"]["endsWithAssistant"] and check["wire"]["turns"][-1]["blocks"] == ["state"]
+    assert any(v["rule"] == "claude-4.6-no-prefill" and v["source"] for v in check["verdicts"])
+    merged = runner.invoke(app, ["render", "--protocol", "unified@3", "--option", "stateMessagePlacement=trailing_user",
+                                 str(DATA / "resume_alpha.json"), "--model", "gemini/gemini-2.5-flash"])
+    assert "part of the user's own input" in json.loads(merged.stdout)["preflight"]["message"]
 
 
 def test_broken_pairing_and_bad_input_exit_2_with_the_reason(tmp_path: Path) -> None:

@@ -108,3 +108,24 @@ def test_retried_error_trials_are_counted_in_words_that_agree_with_the_numbers()
         {"infrastructure": [both], "infraRetries": 1})["total"]
     lines = console_lines({"infrastructure": [{**entry, "failedAttempts": {"timeout": 1}}], "infraRetries": 1})
     assert not any("retried as new trials" in line for line in lines)
+
+
+def test_a_rejected_request_is_never_retried_as_a_new_trial() -> None:
+    """A provider's 4xx (provider_rejected) is deterministic: a new trial would send the same request."""
+    from harness.engine import RunResult
+    from harness.runner._gating import needs_retry
+
+    def ended_by(error_class: str) -> TrialRecord:
+        run = RunResult(session_id="s", run_id="r", input="?", final_answer=None, status="error",
+                        error_class=error_class, error="400", steps=1)
+        return TrialRecord(id="A/simple/1", group="A", stage="simple", repeat=1, status="error", runs=[run])
+
+    assert not needs_retry(ended_by("provider_rejected"), infra_retries=2)
+    assert not needs_retry(ended_by("unsupported_input"), infra_retries=2)
+    assert needs_retry(ended_by("infrastructure"), infra_retries=2)
+    rejected = _call(1, ["rejected"], status="provider_rejected", retries=0)
+    entry = group_infrastructure("A", [_trial(1, "error", [rejected])]).model_dump(mode="json")
+    assert entry["errorKinds"] == {"rejected": 1} and entry["retriedTrials"] == 0
+    text = infrastructure({"infrastructure": [entry], "infraRetries": 1})["total"]
+    assert ("No error trial was retried as a new trial; 1 ended with a request the provider rejected (4xx), never "
+            "retried: a new trial would send the same request.") in text

@@ -98,6 +98,10 @@ CASES: list[tuple[str, str, str, bool, dict[str, Any] | None, Any, str, str | No
     ("C's state joins a tool result on bedrock", BEDROCK, "C", True, None, None, "bedrock-tool-result-text-mix",
      "rejected"),
     ("B's tool result stays alone on bedrock", BEDROCK, "B", True, None, None, "bedrock-tool-result-text-mix", None),
+    ("A on a hosted chat API: a new turn", "openai/gpt-4o-mini", "A", False, None, None,
+     "chat-trailing-assistant-new-turn", "ok"),
+    ("C on a chat API: no trailing assistant", "openai/gpt-4o-mini", "C", False, None, None,
+     "chat-trailing-assistant-new-turn", None),
 ]
 
 
@@ -110,9 +114,18 @@ def test_rule_on_a_built_body(model: str, group: str, loop: bool, extra: dict[st
 
 
 def test_every_rule_is_exercised() -> None:
-    exercised = {c[6] for c in CASES if c[7] is not None} | {"gemini-function-response-text-mix"}
+    exercised = {c[6] for c in CASES if c[7] is not None} | {"gemini-function-response-text-mix",
+                                                             "local-server-trailing-assistant"}
     assert exercised == set(RULE_BY_ID)
     assert all(rule.source and rule.date for rule in RULES)
+
+
+def test_a_local_chat_server_decides_by_its_template() -> None:
+    """The same OpenAI-style body: a loopback server's chat template decides (llama.cpp: prefill)."""
+    body = built("openai/qwen", "A")
+    verdicts = {str(v.rule): v.kind for v in preflight_body("openai/qwen", body, local=True) if v.rule}
+    assert verdicts == {"local-server-trailing-assistant": "unknown"}
+    assert "chat-trailing-assistant-new-turn" in fired("openai/qwen", body)
 
 
 def test_gemini_function_response_mixed_with_text_is_flagged() -> None:

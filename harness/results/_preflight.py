@@ -1,0 +1,44 @@
+"""report.json ``preflight``: what each group's first request becomes on the run's model (P-80).
+
+One entry per group × model, as the runner's preflight found it before any call: the most severe
+verdict of the provider rules applied to the body litellm built offline, its rule, source and date,
+every verdict, the turns the provider receives, and whether the group's requests were sent (a group
+the provider rejects is not, unless ``--send-rejected``). ``harness rescore`` keeps the recording's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from harness.wire import Verdict, VerdictKind, WireView
+
+
+class PreflightEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    group: str
+    stage: str = Field(description="The stage whose first input the checked request carries.")
+    model: str
+    provider: str | None
+    protocol: str
+    placement: str | None = None
+    endsWith: str = Field(description="Role of the last message the harness builds.")
+    verdict: VerdictKind = Field(description="The most severe verdict (ok, merged, note, prefill, unknown, rejected).")
+    rule: str | None = Field(description="The rule of that verdict (null: none applies).")
+    source: str | None = None
+    date: str | None = None
+    flagged: bool = Field(description="Named among the caveats: merged, note, prefill, unknown or rejected.")
+    sent: bool = Field(True, description="False: the provider rejects these requests and the run did not send "
+                                         "them (its trials are skipped; --send-rejected sends them).")
+    message: str
+    verdicts: list[Verdict] = Field(default_factory=list)
+    wire: WireView | None = Field(None, description="The request's turns as the provider receives them.")
+
+
+def preflight_caveats(entries: list[dict[str, Any]]) -> list[str]:
+    """One caveat per flagged entry (``preflight GROUP (PROTOCOL on MODEL): VERDICT: …``)."""
+    return [f"preflight {p['group']} ({p['protocol']} on {p['model']}): {p['verdict']}"
+            + ("" if p.get("sent", True) else ", not sent") + f": {p['message']}"
+            for p in entries if p.get("flagged")]

@@ -1,0 +1,71 @@
+"""``harness run --dry-run --model M`` (O-25, P-80): the provider preflight of every group, without any call.
+
+The verdicts come from the body litellm builds offline for each group's first request; no socket is
+opened (an HTTP call would fail the test: litellm is never given a server here)."""
+
+from __future__ import annotations
+
+import re
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from harness.cli import app
+
+PLAN = Path(__file__).parents[3] / "plans" / "unified-mapping-ab-20261005" / "experiment-plan.json"
+BEDROCK = "bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("a dry run opened a connection")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+
+
+def _groups(output: str) -> dict[str, str]:
+    """group → its preflight line (and the wire line under it)."""
+    text = output.replace("\n    wire:", " | wire:")
+    return {m.group(1): m.group(2) for m in re.finditer(r"^  (\w+): (.*)$", text, re.MULTILINE)}
+
+
+def test_claude_46_rejects_a_and_v2_as_prefill() -> None:
+    out = runner.invoke(app, ["run", str(PLAN), "--dry-run", "--model", "anthropic/claude-opus-4-6"],
+                        terminal_width=400)
+    assert out.exit_code == 0, out.output
+    lines = _groups(out.output)
+    for group in ("A", "v2"):
+        line = lines[group]
+        assert line.startswith("rejected (claude-4.6-no-prefill), not sent"), line
+        assert "the request ends with the state as a trailing assistant turn: a prefill" in line
+        assert "takes no assistant prefill: 400" in line
+        assert "wire: assistant[header] · user[user input] · assistant[state]" in line
+    assert lines["C"].startswith("merged") and "merged into the user's turn" in lines["C"]
+    assert "wire: assistant[header] · user[user input + state]" in lines["C"]
+    assert lines["B"].startswith("merged") and "merged into the header's assistant turn" in lines["B"]
+    assert not lines["v1"].startswith("rejected") and not lines["prefix"].startswith("rejected")
+    assert "dry run: no model was called" in out.output
+
+
+def test_bedrock_rejects_every_group_for_its_assistant_first_message() -> None:
+    out = runner.invoke(app, ["run", str(PLAN), "--dry-run", "--model", BEDROCK], terminal_width=400)
+    assert out.exit_code == 0, out.output
+    lines = _groups(out.output)
+    assert set(lines) == {"A", "B", "C", "v2", "v1", "prefix"}
+    for group, line in lines.items():
+        assert line.startswith("rejected (bedrock-first-message-user), not sent"), (group, line)
+        assert "A conversation must start with a user message" in line
+        assert re.search(r"the first turn is the header", line), (group, line)
+        assert "wire: assistant[header" in line
+
+
+def test_send_rejected_is_said_in_the_dry_run() -> None:
+    out = runner.invoke(app, ["run", str(PLAN), "--dry-run", "--model", "anthropic/claude-opus-4-6",
+                              "--send-rejected"], terminal_width=400)
+    assert out.exit_code == 0, out.output
+    assert _groups(out.output)["A"].startswith("rejected (claude-4.6-no-prefill): ")
