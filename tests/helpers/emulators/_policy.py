@@ -12,8 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from harness.models import UnreadableInput
 from harness.scripted._oracle import OracleModel
-from harness.scripted._types import UnreadableInput
 
 
 @dataclass(frozen=True)
