@@ -31,8 +31,9 @@ def param_problem(name: str) -> str | None:
     lowered = name.lower()
     if lowered in RESERVED_PARAMS and lowered not in ("api_key",):
         return f"{name} is set by the harness itself (the plan's models, budget and sampling fields), not a parameter"
-    if (lowered in _CREDENTIAL_PARAMS or lowered.startswith("aws_")
-            or any(word in lowered for word in _CREDENTIAL_WORDS)):
+    if lowered.startswith("aws_"):
+        return f"{name}: AWS credentials and settings come from the environment, never from a plan (O-26, O-30)"
+    if lowered in _CREDENTIAL_PARAMS or any(word in lowered for word in _CREDENTIAL_WORDS):
         return f"{name} looks like a credential: keys come from the environment, never from a plan (O-26, O-30)"
     return None
 
