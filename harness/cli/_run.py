@@ -33,7 +33,18 @@ from harness.runner import (
 )
 
 from ._app import EXIT_INVALID, EXIT_OK, app, err_console, fail, interruptible, reflow_help
-from ._run_gate import DOC_EXPECT, DOC_JUNIT, DOC_REPEATS, DOC_SEED, DOC_TEMPERATURE, EXIT_CODES, finish_run, prepare
+from ._run_gate import (
+    DOC_EXPECT,
+    DOC_JUNIT,
+    DOC_REASONING,
+    DOC_REPEATS,
+    DOC_SEED,
+    DOC_TEMPERATURE,
+    EXIT_CODES,
+    ReasoningChoice,
+    finish_run,
+    prepare,
+)
 from ._run_sweep import DOC_CACHE, DOC_MODEL, run_sweep
 from ._run_view import Progress, dry_run, guarded, price_refused, summary
 
@@ -102,6 +113,8 @@ def run_cmd(
     temperature: float | None = typer.Option(None, "--temperature", help=DOC_TEMPERATURE),
     seed: int | None = typer.Option(None, "--seed", help=DOC_SEED),
     repeats: Annotated[list[str] | None, typer.Option("--repeats", help=DOC_REPEATS)] = None,
+    reasoning_effort: Annotated[ReasoningChoice | None, typer.Option("--reasoning-effort", help=DOC_REASONING)]
+    = None,
 ) -> None:
     """Run an experiment plan: staged groups, budgets, checks, report.json and metrics.duckdb.
 
@@ -137,7 +150,7 @@ def run_cmd(
 
     CI gate: --expect A:simple=passed (repeatable, added to the plan's expect list) makes the run exit 4
     when a stage ends otherwise; --junit FILE writes one JUnit test case per trial. Quick overrides:
-    --temperature, --seed and --repeats STAGE=N replace the plan's values for this run; report.json
+    --temperature, --seed, --repeats STAGE=N and --reasoning-effort replace the plan's values for this run; report.json
     records them as overrides, and --resume refuses a run directory that ran with other overrides
     (given none, a resume reuses the recorded ones).
 
@@ -150,7 +163,7 @@ def run_cmd(
         return
     if out is not None and resume is not None and out != resume:
         fail("--out and --resume name different directories; --resume continues the run where it is")
-    gate = prepare(plan, expect, junit, temperature, seed, repeats, resume)
+    gate = prepare(plan, expect, junit, temperature, seed, repeats, resume, reasoning_effort)
     plan = gate.plan
     try:
         prices = dict(parse_price(p) for p in price or [])

@@ -158,6 +158,10 @@ def costs(report: dict[str, Any], metrics: dict[str, Any]) -> dict[str, Any]:
     rows = [{"group": g, **{k: _fmt(int(v or 0)) if k != "usd" else (unknown if v is None else _fmt(v))
                             for k, v in totals[g].items()},
              "segments": [_fmt(int(seg_tokens[g][s])) for s in SEGMENTS]} for g in groups]
+    # reasoning and cache-write columns only where a call reported some: a run without them reads as before
+    reasoning = any((totals[g].get("reasoning_tokens") or 0) > 0 for g in groups)
+    writes = any((totals[g].get("cache_write_tokens") or 0) > 0 for g in groups)
     return {"groups": groups, "segments": SEGMENTS, "rows": rows, "segTokens": seg_tokens, "segUsd": seg_usd,
+            "reasoning": reasoning, "cacheWrites": writes,
             "totals": totals, "repeats": repeats,
             "repeatRows": [{"group": g, **repeats[g]} for g in groups], "repeated": metrics["repeated"]}

@@ -137,6 +137,15 @@ class ModelInfo(_Model):
     sampling: dict[str, Any] = Field(default_factory=dict)
     prices: dict[str, ModelPrice] = Field(default_factory=dict,
                                           description="The price table used, per model, with its source (X-22).")
+    reasoningEffort: str | None = Field(
+        None, description="The agent's reasoning effort (models.reasoningEffort or --reasoning-effort); null: not "
+                          "sent. The maintainer's calls never take it.")
+    params: dict[str, Any] = Field(default_factory=dict,
+                                   description="The agent's other provider parameters (models.params).")
+    thinkingBudgetTokens: int | None = Field(
+        None, description="The thinking token budget litellm sends for these settings (Anthropic budget_tokens, "
+                          "Gemini 2.5 thinkingBudget); each agent call's output cap is maxOutputTokensPerCall plus "
+                          "it. null: no budget (thinking off, adaptive, or a Gemini 3 thinking level).")
 
     def unpriced(self) -> list[str]:
         """The models of this run whose USD cost is unknown."""
@@ -211,6 +220,10 @@ class TrialMetrics(_Model):
     inputTokens: int = 0
     cachedInputTokens: int = 0
     outputTokens: int = 0
+    reasoningTokens: int = Field(0, description="Of outputTokens, the model's reasoning (thinking) tokens, as the "
+                                                "provider reported them (billed as output).")
+    cacheWriteTokens: int = Field(0, description="Of inputTokens, those written to the provider's prompt cache "
+                                                 "(Anthropic cache_creation_input_tokens).")
     usd: float | None = Field(0.0, description="null when a price was unknown.")
     llmCalls: int = 0
     toolCalls: int = 0

@@ -36,6 +36,7 @@ from ._gating import (
 )
 from ._persist import RunDir
 from ._prices import PriceTable
+from ._reasoning import AgentCalls, agent_calls
 from ._stops import InfraMonitor
 from ._storage import StorageError, storage_problem
 from ._trial import now, run_trial
@@ -89,6 +90,15 @@ class Experiment:
         self._stop_skipped = False
         self.storage_error: StorageError | None = None
         """The first write the disk refused (full, read-only): the run stops, ``_storage``."""
+        self._agent_calls: AgentCalls | None = None
+
+    @property
+    def agent_calls(self) -> AgentCalls:
+        """The agent's provider parameters and output cap (``_reasoning``), worked out once per run."""
+        if self._agent_calls is None:
+            self._agent_calls = agent_calls(self.settings.agent_model, self.plan.models,
+                                            self.plan.budget.maxOutputTokensPerCall)
+        return self._agent_calls
 
     # selection --------------------------------------------------------------------------------
     def selected_groups(self) -> list[GroupSpec]:
@@ -110,11 +120,12 @@ class Experiment:
             limits = RunLimits(
                 max_steps=budget.maxStepsPerRun or 12,
                 max_consecutive_tool_errors=plan.stop.maxConsecutiveToolErrors or 1_000_000,
-                max_output_tokens=budget.maxOutputTokensPerCall,
+                max_output_tokens=self.agent_calls.max_output_tokens,  # + any thinking budget
                 timeout_seconds=budget.timeoutSecondsPerCall or 120.0,
                 temperature=plan.models.sampling.temperature,
                 top_p=plan.models.sampling.topP,
                 seed=plan.models.sampling.seed,  # the first repeat's; run_trial gives repeat r seed + r - 1
+                extra=self.agent_calls.extra, thinking_budget=self.agent_calls.thinking_budget,
             )
             capacity = plan.models.capacityTokens
             if capacity is None and not s.agent_model.startswith("scripted/"):
