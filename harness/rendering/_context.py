@@ -102,6 +102,7 @@ def _repeated(report: dict[str, Any], compared: list[dict[str, Any]]) -> list[st
 
 _SOURCES = {"cli": "--price", "plan": "the plan's models.prices", "scripted-builtin": "built in (scripted, $0)",
             "litellm": "litellm's price map", "local-unknown": "price unknown (local model)",
+            "litellm-gateway": "litellm's price map, served through a loopback gateway",
             "unknown": "price unknown"}
 
 
@@ -111,6 +112,8 @@ def prices(report: dict[str, Any]) -> list[dict[str, str]]:
     for model, p in sorted(((report.get("model") or {}).get("prices") or {}).items()):
         known = p.get("inputPerMTok") is not None and p.get("outputPerMTok") is not None
         source = _SOURCES.get(p.get("source") or "", "source not recorded")
+        if p.get("source") == "litellm-gateway":
+            source = f"litellm's price for {model} (served through the gateway at {p.get('gateway') or 'loopback'})"
         text = (f"${p['inputPerMTok']:g} in / ${p['outputPerMTok']:g} out per million tokens ({source})" if known
                 else source if source.startswith("price unknown") else f"price unknown ({source})")
         out.append({"model": model, "text": text})

@@ -102,7 +102,7 @@ class PlanRef(_Model):
     path: str
 
 
-PriceSource = Literal["cli", "plan", "scripted-builtin", "litellm", "local-unknown", "unknown"]
+PriceSource = Literal["cli", "plan", "scripted-builtin", "litellm", "litellm-gateway", "local-unknown", "unknown"]
 
 
 class ModelPrice(_Model):
@@ -114,7 +114,10 @@ class ModelPrice(_Model):
     outputPerMTok: float | None = None
     cachedInputPerMTok: float | None = None
     source: PriceSource | None = Field(None, description="cli, plan, scripted-builtin, litellm (its price map), "
-                                                         "local-unknown or unknown; null in reports written before.")
+                                                         "litellm-gateway (its price map, for a hosted model's name "
+                                                         "served through a loopback gateway), local-unknown or "
+                                                         "unknown; null in reports written before.")
+    gateway: str | None = Field(None, description="litellm-gateway: the host:port of the loopback gateway.")
 
     @property
     def known(self) -> bool:
@@ -347,13 +350,16 @@ class GroupReport(_Model):
                                                "control, baseline (docs/evidence.md, Words); null: no part.")
     protocol: ProtocolInfo
     stages: list[StageReport] = Field(default_factory=list)
+    metrics: TrialMetrics = Field(TrialMetrics(), description="The group's stages summed (tokens, reasoning "
+                                                              "tokens, cache writes, USD, calls).")
 
     @classmethod
     def from_spec(cls, group: GroupSpec, resolved_options: dict[str, Any],
                   stages: list[StageReport] | None = None, term: str | None = None) -> GroupReport:
         return cls(id=group.id, label=group.label, role=group.role, term=term, stages=stages or [],
                    protocol=ProtocolInfo(id=group.protocol.id, version=group.protocol.version,
-                                         options=resolved_options))
+                                         options=resolved_options),
+                   metrics=sum((st.metrics for st in stages or []), TrialMetrics()))
 
 
 class Report(_Model):
