@@ -69,6 +69,9 @@ def converse_cmd(
         plan_model, _ = load_plan(plan or FIXED_PLAN)
     agent = plan_model.agent.config()
     effort = None if reasoning_effort is None else reasoning_effort.value
+    if model.startswith("scripted/") and (effort is not None or plan_model.models.agent_params()):
+        fail(f"--model {model}: scripted models take no provider parameters (--reasoning-effort, the plan's "
+             "models.reasoningEffort and models.params); they never reason")
     calls = agent_calls(model, plan_model.models, RunLimits().max_output_tokens, effort)
     projects = {k: v.model_dump() for k, v in plan_model.agent.projects.items()}
     try:

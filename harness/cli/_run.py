@@ -197,6 +197,9 @@ def run_cmd(
     if resume is not None and (agent, maintainer) != (manifest.get("agentModel"), manifest.get("maintainerModel")):
         fail(f"{resume} ran {manifest.get('agentModel')} / {manifest.get('maintainerModel')}; a resumed run keeps "
              "its models")
+    if agent.startswith("scripted/") and plan.models.agent_params():
+        fail(f"agent {agent}: scripted models take no provider parameters (models.reasoningEffort, "
+             "--reasoning-effort, models.params); they never reason")
     if agent.startswith("scripted/") != maintainer.startswith("scripted/"):
         fail(f"agent {agent} and maintainer {maintainer}: scripted and real models are never mixed in one run (X-42)")
     settings = Settings(agent_model=agent, maintainer_model=maintainer, api_base=given.api_base or plan.models.apiBase,

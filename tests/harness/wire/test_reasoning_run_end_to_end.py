@@ -119,3 +119,26 @@ def test_gemini_thinking_run_of_the_two_stages(gemini_server: tuple[GeminiEmulat
     assert report["model"]["thinkingBudgetTokens"] is None
     assert not any("signature" in str(r) for r in emulator.rejections)
     assert report["model"]["prices"][PRO]["source"] == "litellm-gateway"
+
+
+def test_the_effort_is_an_override_restored_on_resume(anthropic_server: tuple[AnthropicEmulator, str],
+                                                      tmp_path: Path) -> None:
+    _, base = anthropic_server
+    out = tmp_path / "run"
+    first = CliRunner().invoke(app, ["run", str(FIXED_PLAN), "--group", "v1", "--stage", "simple", "--model", SONNET,
+                                     "--api-base", base, "--reasoning-effort", "low", "--out", str(out)])
+    assert first.exit_code == 0, first.output
+    assert json.loads((out / "run.json").read_text())["overrides"] == {"reasoning_effort": "low"}
+    other = CliRunner().invoke(app, ["run", str(FIXED_PLAN), "--reasoning-effort", "high", "--resume", str(out)])
+    assert other.exit_code == 2 and "ran with --reasoning-effort low; this resume gives --reasoning-effort high" \
+        in " ".join(other.output.split())
+    again = CliRunner().invoke(app, ["run", str(FIXED_PLAN), "--resume", str(out)])
+    assert again.exit_code == 0, again.output
+    assert json.loads((out / "report.json").read_text())["model"]["reasoningEffort"] == "low"
+
+
+def test_a_scripted_model_takes_no_reasoning_effort(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["run", str(FIXED_PLAN), "--group", "v1", "--stage", "simple",
+                                      "--reasoning-effort", "low", "--out", str(tmp_path / "run")])
+    assert result.exit_code == 2 and "scripted models take no provider parameters" in result.output
+    assert not (tmp_path / "run").exists()
