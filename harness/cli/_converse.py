@@ -18,6 +18,7 @@ from protocols import HostOptions, MaintenanceOptions, dump_state, resolve_ref
 from protocols.store import MemoryStore
 
 from ._app import app, fail, parse_options, plain, user_errors
+from ._run_gate import DOC_REASONING, ReasoningChoice
 
 FIXED_PLAN = Path(__file__).resolve().parents[2] / "plans" / "unified-mapping-ab-20261005" / "experiment-plan.json"
 """The default --plan: the fixed plan of the repository the package is installed from (``pip install
@@ -40,6 +41,8 @@ def converse_cmd(
     threshold: Annotated[int | None, typer.Option(
         "--maintenance-threshold", help="Input tokens at which the host compresses the window (P-50).")] = None,
     max_steps: Annotated[int, typer.Option("--max-steps", help="Step limit per run.")] = 12,
+    reasoning_effort: Annotated[ReasoningChoice | None, typer.Option(
+        "--reasoning-effort", help=DOC_REASONING.replace(" Recorded in report.json as an override.", ""))] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Output folder (default reports/converse/<UTC time>).")]
     = None,
 ) -> None:
@@ -55,6 +58,7 @@ def converse_cmd(
     from harness.engine import Engine, RunLimits
     from harness.models import make_model
     from harness.plan import load_plan
+    from harness.runner import agent_calls
     from harness.scripted import get_scripted
 
     if plan is None and not FIXED_PLAN.is_file():
@@ -64,6 +68,11 @@ def converse_cmd(
         proto = resolve_ref(protocol, parse_options(option))
         plan_model, _ = load_plan(plan or FIXED_PLAN)
     agent = plan_model.agent.config()
+    effort = None if reasoning_effort is None else reasoning_effort.value
+    if model.startswith("scripted/") and (effort is not None or plan_model.models.agent_params()):
+        fail(f"--model {model}: scripted models take no provider parameters (--reasoning-effort, the plan's "
+             "models.reasoningEffort and models.params); they never reason")
+    calls = agent_calls(model, plan_model.models, RunLimits().max_output_tokens, effort)
     projects = {k: v.model_dump() for k, v in plan_model.agent.projects.items()}
     try:
         engine = Engine(
@@ -74,7 +83,8 @@ def converse_cmd(
             maintainer_name=maintainer_model,
             business=BusinessTools(projects) if plan_model.agent.businessTools else None,
             host=HostOptions(maintenance=MaintenanceOptions(thresholdTokens=threshold)),
-            limits=RunLimits(max_steps=max_steps),
+            limits=RunLimits(max_steps=max_steps, max_output_tokens=calls.max_output_tokens, extra=calls.extra,
+                             thinking_budget=calls.thinking_budget),
         )
     except (ValueError, KeyError) as exc:
         fail(f"--model {model!r}: {exc}")

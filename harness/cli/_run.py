@@ -37,11 +37,13 @@ from ._app import EXIT_INVALID, app, err_console, fail, interruptible, reflow_he
 from ._run_gate import (
     DOC_EXPECT,
     DOC_JUNIT,
+    DOC_REASONING,
     DOC_REPEATS,
     DOC_SEED,
     DOC_STRICT,
     DOC_TEMPERATURE,
     EXIT_CODES,
+    ReasoningChoice,
     design_gate,
     dry_code,
     finish_run,
@@ -120,6 +122,8 @@ def run_cmd(
     seed: int | None = typer.Option(None, "--seed", help=DOC_SEED),
     repeats: Annotated[list[str] | None, typer.Option("--repeats", help=DOC_REPEATS)] = None,
     strict: bool = typer.Option(False, "--strict", help=DOC_STRICT),
+    reasoning_effort: Annotated[ReasoningChoice | None, typer.Option("--reasoning-effort", help=DOC_REASONING)]
+    = None,
 ) -> None:
     """Run an experiment plan: staged groups, budgets, checks, report.json and metrics.duckdb.
 
@@ -161,7 +165,7 @@ def run_cmd(
 
     CI gate: --expect A:simple=passed (repeatable, added to the plan's expect list) makes the run exit 4
     when a stage ends otherwise; --junit FILE writes one JUnit test case per trial. Quick overrides:
-    --temperature, --seed and --repeats STAGE=N replace the plan's values for this run; report.json
+    --temperature, --seed, --repeats STAGE=N and --reasoning-effort replace the plan's values for this run; report.json
     records them as overrides, and --resume refuses a run directory that ran with other overrides
     (given none, a resume reuses the recorded ones). --dry-run shows the plan's design review (what each
     comparison can show at its n, as `harness validate` does); --strict exits 5 before any model call when
@@ -176,7 +180,7 @@ def run_cmd(
         return
     if out is not None and resume is not None and out != resume:
         fail("--out and --resume name different directories; --resume continues the run where it is")
-    gate = prepare(plan, expect, junit, temperature, seed, repeats, resume)
+    gate = prepare(plan, expect, junit, temperature, seed, repeats, resume, reasoning_effort)
     plan = gate.plan
     try:
         prices = dict(parse_price(p) for p in price or [])
@@ -211,6 +215,9 @@ def run_cmd(
     if resume is not None and (agent, maintainer) != (manifest.get("agentModel"), manifest.get("maintainerModel")):
         fail(f"{resume} ran {manifest.get('agentModel')} / {manifest.get('maintainerModel')}; a resumed run keeps "
              "its models")
+    if agent.startswith("scripted/") and plan.models.agent_params():
+        fail(f"agent {agent}: scripted models take no provider parameters (models.reasoningEffort, "
+             "--reasoning-effort, models.params); they never reason")
     if agent.startswith("scripted/") != maintainer.startswith("scripted/"):
         fail(f"agent {agent} and maintainer {maintainer}: scripted and real models are never mixed in one run (X-42)")
     settings = Settings(agent_model=agent, maintainer_model=maintainer, api_base=given.api_base or plan.models.apiBase,

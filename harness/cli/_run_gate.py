@@ -1,5 +1,6 @@
 """``harness run`` as a CI gate and with quick overrides: ``--expect``, ``--junit``, ``--strict``,
-``--temperature``, ``--seed``, ``--repeats``. What the options mean is here; ``_run`` only passes them.
+``--temperature``, ``--seed``, ``--repeats``, ``--reasoning-effort``. What the options mean is here;
+``_run`` only passes them.
 
 Exit codes, in order of precedence: 2 invalid input (nothing ran), 5 ``--strict`` and the design
 review of the plan as it would run (overrides applied) found a problem (checked after every exit-2
@@ -14,9 +15,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from enum import Enum, StrEnum
 from pathlib import Path
 
 from harness.analysis import DesignReview, review_design
+from harness.models import REASONING_EFFORTS
 from harness.plan import Expectation, Plan
 from harness.rendering import write_junit
 from harness.results import ExpectationResult, Override, Report, ReportError, read_report, read_sweep
@@ -36,6 +39,23 @@ DOC_JUNIT = ("Write JUnit XML here: one test case per trial (class group.stage),
              "and failed checks, errors for infrastructure errors, skipped for skipped trials.")
 DOC_TEMPERATURE = "Override the plan's models.sampling.temperature (0 to 2); recorded in report.json as an override."
 DOC_SEED = "Override the plan's models.sampling.seed; recorded in report.json as an override."
+DOC_REASONING = ("The agent's reasoning effort: none, minimal, low, medium or high (overrides the plan's "
+                 "models.reasoningEffort; litellm's reasoning_effort: Anthropic thinking, Gemini thinking). Where "
+                 "thinking takes a token budget, each agent call's output cap is the plan's maxOutputTokensPerCall "
+                 "plus that budget. The maintainer's calls keep none. Recorded in report.json as an override.")
+
+
+class ReasoningChoice(StrEnum):
+    """The values ``--reasoning-effort`` takes (``harness.models.REASONING_EFFORTS``), as typer's choice."""
+
+    none = "none"
+    minimal = "minimal"
+    low = "low"
+    medium = "medium"
+    high = "high"
+
+
+assert tuple(c.value for c in ReasoningChoice) == REASONING_EFFORTS
 DOC_REPEATS = ("Override a stage's repeats: STAGE=N (repeatable), e.g. simple=5; recorded in report.json as an "
                "override. A sequential stage takes only its last look.")
 DOC_STRICT = (f"Exit {EXIT_DESIGN} before any model call when the design review of the plan (as it would run, "
@@ -75,11 +95,12 @@ def _recorded_overrides(resume: Path) -> dict[str, object] | None:
 
 
 def prepare(plan: Plan, expect: list[str] | None, junit: Path | None, temperature: float | None, seed: int | None,
-            repeats: list[str] | None, resume: Path | None) -> Gate:
+            repeats: list[str] | None, resume: Path | None, reasoning_effort: Enum | str | None = None) -> Gate:
     """Overrides applied (a resume without any reuses the recorded ones) and ``--expect`` checked
     against the plan; every problem is exit 2, naming the option."""
     try:
-        spec = OverrideSpec(temperature=temperature, seed=seed, repeats=parse_repeats(repeats))
+        spec = OverrideSpec(temperature=temperature, seed=seed, repeats=parse_repeats(repeats),
+                            reasoning_effort=getattr(reasoning_effort, "value", reasoning_effort))
         if resume is not None:
             spec = resume_overrides(_recorded_overrides(resume), spec, str(resume))
         plan, overrides = apply_overrides(plan, spec)

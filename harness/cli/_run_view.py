@@ -109,6 +109,8 @@ def summary(outcome: RunOutcome, hint: bool = True) -> None:
 
     for line in console_lines(report):  # overrides and infrastructure
         console.print(line, markup=False, soft_wrap=True, highlight=False)
+    for line in model_lines(report):  # where a price came from when it may surprise; reasoning settings
+        console.print(line, markup=False, soft_wrap=True, highlight=False)
     flagged = preflight_lines(report.get("preflight") or [], everything=False)
     if flagged:
         console.print(f"preflight on {report['model']['agent']} (the provider rules, checked before any call):",
@@ -126,6 +128,28 @@ def summary(outcome: RunOutcome, hint: bool = True) -> None:
     if outcome.stop_reason and hint:
         continue_hint(report["plan"]["path"], outcome.run_dir, budget_stop(
             outcome.stop_reason, report["budget"]["limits"], report["budget"]["spent"]))
+
+
+def model_lines(report: dict[str, Any]) -> list[str]:
+    """A price that a loopback api_base could make ambiguous (a gateway's, a local model's), and the
+    agent's reasoning settings with the reasoning tokens they cost."""
+    model = report.get("model") or {}
+    out = []
+    for name, price in sorted((model.get("prices") or {}).items()):
+        if price.get("source") == "litellm-gateway":
+            out.append(f"price of {name}: litellm's price for {name} (served through the gateway at "
+                       f"{price.get('gateway')})")
+        elif price.get("source") == "local-unknown":
+            out.append(f"price of {name}: price unknown (local model)")
+    if model.get("reasoningEffort") or model.get("params"):
+        budget = model.get("thinkingBudgetTokens")
+        reasoning = sum((g.get("metrics") or {}).get("reasoningTokens", 0) for g in report.get("groups", []))
+        effort = model.get("reasoningEffort") or "not set"
+        out.append(f"reasoning: effort {effort} for the agent's calls (the maintainer's: none)"
+                   + (f", thinking budget {budget:,} tokens added to each agent call's output cap" if budget else "")
+                   + (f"; params {', '.join(sorted(model['params']))}" if model.get("params") else "")
+                   + f"; {reasoning:,} reasoning tokens (inside output tokens, billed as output)")
+    return out
 
 
 def continue_hint(plan_path: str, directory: Path, stop: BudgetStop | None) -> None:

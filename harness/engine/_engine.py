@@ -268,6 +268,8 @@ class _Run:
         params: dict[str, Any] = {"max_tokens": request.max_output_tokens, "temperature": request.temperature,
                                   "timeout": request.timeout_seconds}
         params |= {k: v for k, v in (("top_p", request.top_p), ("seed", request.seed)) if v is not None}
+        if request.extra:  # only when set: a request without provider parameters hashes as it always did
+            params["extra"] = request.extra
         wire_request = {"model": model_name, "messages": request.messages, "tools": request.tools, "params": params}
         base = {"seq": seq, "role": role, "runId": self.run_id, "step": self.steps, "model": model_name,
                 "frozenView": frozen.wire() if frozen else None, "request": wire_request, "sources": sources,
@@ -347,7 +349,7 @@ class _Run:
                 raise ModelCallError(exc.kind, f"the maintainer's call: {exc.message}", exc.status_code,
                                      exc.retries) from exc
 
-        return model_maintainer(generate, max_output_tokens=e.limits.max_output_tokens,
+        return model_maintainer(generate, max_output_tokens=e.limits.maintainer_max_output_tokens,
                                 timeout_seconds=e.limits.timeout_seconds)
 
     def _binding(self) -> MaintainerBinding | None:

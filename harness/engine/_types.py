@@ -99,3 +99,12 @@ class RunLimits(_Frozen):
     extra: dict[str, Any] = Field(default_factory=dict)
     """Other provider parameters of every agent call (``ModelRequest.extra``, e.g. ``reasoning_effort``);
     the maintainer's calls do not take them."""
+    thinking_budget: int | None = Field(None, ge=1)
+    """The part of ``max_output_tokens`` the agent's thinking budget takes (Anthropic refuses a cap at or
+    below it); the maintainer, which does not think, is sent ``max_output_tokens`` less it."""
+
+    @property
+    def maintainer_max_output_tokens(self) -> int | None:
+        if self.max_output_tokens is None or self.thinking_budget is None:
+            return self.max_output_tokens
+        return max(1, self.max_output_tokens - self.thinking_budget)

@@ -72,6 +72,8 @@ class LlmCallRow(_Row):
     top_p: float | None = None
     seed: int | None = None
     failed_attempts: list[str] = Field(default_factory=list)
+    reasoning_tokens: int = 0
+    cache_write_tokens: int = 0
 
 
 class RequestSegmentRow(_Row):

@@ -87,6 +87,14 @@ def m006_failed_attempts(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("ALTER TABLE llm_calls ADD COLUMN failed_attempts VARCHAR[] NOT NULL DEFAULT []")
 
 
+def m007_reasoning_and_cache_writes(con: duckdb.DuckDBPyConnection) -> None:
+    """``llm_calls.reasoning_tokens``: of ``output_tokens``, the model's reasoning (thinking) tokens as the
+    provider reported them; ``llm_calls.cache_write_tokens``: of ``input_tokens``, those written to the
+    provider's prompt cache (Anthropic ``cache_creation_input_tokens``). 0 for calls recorded before."""
+    con.execute("ALTER TABLE llm_calls ADD COLUMN reasoning_tokens BIGINT NOT NULL DEFAULT 0")
+    con.execute("ALTER TABLE llm_calls ADD COLUMN cache_write_tokens BIGINT NOT NULL DEFAULT 0")
+
+
 Migration = tuple[str, Callable[[duckdb.DuckDBPyConnection], None]]
 
 MIGRATIONS: list[Migration] = [
@@ -96,6 +104,7 @@ MIGRATIONS: list[Migration] = [
     ("m004_cached_responses", m004_cached_responses),
     ("m005_sampling_and_required_checks", m005_sampling_and_required_checks),
     ("m006_failed_attempts", m006_failed_attempts),
+    ("m007_reasoning_and_cache_writes", m007_reasoning_and_cache_writes),
 ]
 
 TABLES: tuple[str, ...] = ("experiments", "trials", "runs", "llm_calls", "request_segments", "tool_calls", "checks")

@@ -13,13 +13,24 @@ from ._interface import ChatModel
 from ._litellm import LiteLLMModel
 from ._local import PLACEHOLDER_KEY, is_loopback
 from ._pricing import Prices
+from ._reasoning import CLAUDE_THINKING_SAMPLING, claude_thinks, thinking_refuses
 from ._redact import REDACTED, public_api_base, redact, secrets_from_env
 from ._scripted_call import ResolveModel, ScriptedModelLike
 from ._setup import ensure_litellm, scripted_resolver, use_scripted
-from ._types import MAINTAINER_TAG, ModelOutput, ModelRequest, RetryRecord, ToolCallOut, Usage
+from ._types import (
+    MAINTAINER_TAG,
+    REASONING_EFFORTS,
+    ModelOutput,
+    ModelRequest,
+    RetryRecord,
+    ToolCallOut,
+    Usage,
+    param_problem,
+)
 from ._unparsed import looks_like_unparsed_tool_call
 
 __all__ = [
+    "CLAUDE_THINKING_SAMPLING",
     "MAINTAINER_TAG",
     "MAX_ANSWER_CHARS",
     "MAX_TOOL_CALLS",
@@ -30,6 +41,7 @@ __all__ = [
     "ModelOutput",
     "ModelRequest",
     "PLACEHOLDER_KEY",
+    "REASONING_EFFORTS",
     "Prices",
     "ResolveModel",
     "RetryRecord",
@@ -38,6 +50,7 @@ __all__ = [
     "UnreadableInput",
     "Usage",
     "cap_output",
+    "claude_thinks",
     "context_sizes",
     "ensure_litellm",
     "infra_kind",
@@ -46,10 +59,12 @@ __all__ = [
     "looks_like_unparsed_tool_call",
     "make_model",
     "model_capacity",
+    "param_problem",
     "public_api_base",
     "redact",
     "scripted_resolver",
     "secrets_from_env",
     "supports_assistant_prefill",
+    "thinking_refuses",
     "use_scripted",
 ]

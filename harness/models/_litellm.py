@@ -13,7 +13,7 @@ from typing import Any
 from ._errors import ModelCallError
 from ._local import PLACEHOLDER_KEY, is_loopback, needs_placeholder_key
 from ._pricing import Prices, price_call
-from ._reasoning import for_provider, reasoning_of, reasoning_tokens
+from ._reasoning import CLAUDE_THINKING_SAMPLING, claude_thinks, for_provider, reasoning_of, reasoning_tokens
 from ._redact import redact, secrets_from_env
 from ._retry import backoff_seconds, classify
 from ._setup import ensure_litellm
@@ -181,11 +181,13 @@ def usage_of(response: Any) -> Usage:
     cached = getattr(details, "cached_tokens", None) if details is not None else None
     if not cached:
         cached = getattr(usage, "cache_read_input_tokens", None)
+    written = getattr(usage, "cache_creation_input_tokens", None)
     return Usage(
         input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
         cached_input_tokens=int(cached or 0),
         output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
         reasoning_tokens=reasoning_tokens(usage),
+        cache_write_tokens=int(written) if isinstance(written, int | float) else 0,
     )
 
 
@@ -207,7 +209,9 @@ def raised_by_us(exc: BaseException) -> ModelCallError | None:
 
 def sampling_params(request: ModelRequest, litellm: Any, model: str) -> dict[str, Any]:
     """The sampling parameters sent: those the request sets, less ``top_p`` / ``seed`` where litellm
-    knows the provider does not take them (the call then runs without; the snapshot records what was sent)."""
+    knows the provider does not take them, and less a temperature or ``top_p`` a Claude model refuses with
+    thinking on (``CLAUDE_THINKING_SAMPLING``); the call then runs without, and the snapshot records what
+    was sent."""
     out: dict[str, Any] = {}
     if request.temperature is not None:
         out["temperature"] = request.temperature
@@ -215,6 +219,10 @@ def sampling_params(request: ModelRequest, litellm: Any, model: str) -> dict[str
         value = getattr(request, name)
         if value is not None and _supports(litellm, model, name):
             out[name] = value
+    if claude_thinks(_provider(litellm, model), model, request.extra):
+        for name, (low, high) in CLAUDE_THINKING_SAMPLING.items():
+            if name in out and not low <= out[name] <= high:
+                del out[name]
     return out
 
 

@@ -74,6 +74,42 @@ def for_provider(messages: list[dict[str, Any]], provider: str | None, model: st
     return out
 
 
+def claude_thinks(provider: str | None, model: str, extra: dict[str, Any]) -> bool:
+    """Whether a call to a Claude model with these parameters has thinking on: a ``reasoning_effort``
+    other than ``none`` (litellm maps it to ``thinking`` enabled with a budget, or adaptive on 4.6+), or an
+    explicit ``thinking`` of type ``enabled`` / ``adaptive``. False for any other provider."""
+    if "thinking_blocks" not in taken_back(provider, model):
+        return False
+    thinking = extra.get("thinking")
+    if isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive"):
+        return True
+    return extra.get("reasoning_effort") not in (None, "none")
+
+
+CLAUDE_THINKING_SAMPLING = {"temperature": (1.0, 1.0), "top_p": (0.95, 1.0)}
+"""What a Claude model takes with thinking on (Anthropic docs, extended thinking, "Feature compatibility",
+read 2026-05): temperature only 1, ``top_p`` only from 0.95 to 1; any other value is a 400. A value outside
+is not sent (the call samples at the provider's default) and the call's ``sampling`` says so."""
+
+
+def thinking_refuses(model: str, extra: dict[str, Any], sampling: dict[str, float | None]) -> dict[str, float]:
+    """Of ``sampling`` (``temperature``, ``top_p``), the values a call to ``model`` with ``extra`` does not
+    send because a Claude model with thinking on refuses them (``CLAUDE_THINKING_SAMPLING``)."""
+    if model.startswith("scripted/"):
+        return {}
+    from ._setup import ensure_litellm
+
+    litellm, _ = ensure_litellm()
+    try:
+        provider: str | None = str(litellm.get_llm_provider(model)[1])
+    except Exception:  # a string litellm cannot place
+        provider = None
+    if not claude_thinks(provider, model, extra):
+        return {}
+    return {name: value for name, (low, high) in CLAUDE_THINKING_SAMPLING.items()
+            if (value := sampling.get(name)) is not None and not low <= value <= high}
+
+
 def reasoning_tokens(usage: Any) -> int:
     """Reasoning tokens litellm reports (``completion_tokens_details.reasoning_tokens``), 0 when none."""
     details = getattr(usage, "completion_tokens_details", None)

@@ -15,9 +15,27 @@ RESERVED_PARAMS = frozenset(
     {
         "model", "messages", "tools", "tool_choice", "parallel_tool_calls", "timeout", "max_tokens",
         "temperature", "top_p", "seed", "api_key", "api_base", "base_url", "num_retries", "max_retries",
-        "modify_params", "litellm_call_id",
+        "modify_params", "litellm_call_id", "max_completion_tokens", "stream",
     }
 )
+_CREDENTIAL_WORDS = ("key", "secret", "token", "credential")
+_CREDENTIAL_PARAMS = frozenset({"vertex_credentials", "extra_headers", "headers", "azure_ad_token"})
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high")
+"""The values of ``reasoning_effort`` a plan or ``--reasoning-effort`` may give (litellm maps each to the
+provider's own: Anthropic thinking budgets or adaptive effort, Gemini thinking levels or budgets)."""
+
+
+def param_problem(name: str) -> str | None:
+    """Why a provider parameter may not go into ``ModelRequest.extra`` (None: it may). Credentials never
+    do (O-26: keys come from the environment) and neither do the parameters the adapter sets itself."""
+    lowered = name.lower()
+    if lowered in RESERVED_PARAMS and lowered not in ("api_key",):
+        return f"{name} is set by the harness itself (the plan's models, budget and sampling fields), not a parameter"
+    if lowered.startswith("aws_"):
+        return f"{name}: AWS credentials and settings come from the environment, never from a plan (O-26, O-30)"
+    if lowered in _CREDENTIAL_PARAMS or any(word in lowered for word in _CREDENTIAL_WORDS):
+        return f"{name} looks like a credential: keys come from the environment, never from a plan (O-26, O-30)"
+    return None
 
 
 class _Frozen(BaseModel):
@@ -43,6 +61,9 @@ class ModelRequest(_Frozen):
         clash = sorted(RESERVED_PARAMS.intersection(value))
         if clash:
             raise ValueError(f"extra may not set adapter-owned parameters: {', '.join(clash)}")
+        credentials = sorted(k for k in value if param_problem(k) is not None)
+        if credentials:
+            raise ValueError(f"extra may not carry credentials: {', '.join(credentials)}")
         return value
 
 
@@ -63,6 +84,9 @@ class Usage(_Frozen):
     reasoning_tokens: int = 0
     """The model's reasoning (thinking) tokens: counted inside ``output_tokens``, as providers bill them,
     and here on their own."""
+    cache_write_tokens: int = 0
+    """Input tokens written to the provider's prompt cache (Anthropic ``cache_creation_input_tokens``):
+    counted inside ``input_tokens``, and here on their own."""
 
     def __add__(self, other: Usage) -> Usage:
         if not isinstance(other, Usage):
@@ -72,6 +96,7 @@ class Usage(_Frozen):
             cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
             reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
         )
 
     @property

@@ -24,6 +24,7 @@ from ._sequential_spec import SequentialSpec
 BUSINESS_TOOLS: tuple[str, ...] = ("quote_calculate", "schedule_plan", "budget_lookup")
 BusinessTool = Literal["quote_calculate", "schedule_plan", "budget_lookup"]
 GroupRole = Literal["control", "treatment", "sentinel", "baseline"]
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high"]  # harness.models.REASONING_EFFORTS
 
 _ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 """Group and stage ids name directories (transcripts/<group>/<stage>/…): no slashes, no spaces."""
@@ -107,6 +108,15 @@ class ModelsSpec(_Model):
     sampling: Sampling = Sampling()
     prices: dict[str, Price] = Field(default_factory=dict, description="Per model string; overrides litellm.")
     capacityTokens: int | None = Field(None, ge=1, description="Override of the model's input capacity.")
+    reasoningEffort: ReasoningEffort | None = Field(
+        None, description="The agent's reasoning effort (litellm's reasoning_effort: Anthropic thinking, Gemini "
+        "thinking levels or budgets, OpenAI reasoning_effort); null = not sent, the provider's default. Applies to "
+        "the agent's calls; the maintainer's calls never take it. Where thinking takes a token budget, each call's "
+        "output cap is maxOutputTokensPerCall plus that budget. Overridden by --reasoning-effort.")
+    params: dict[str, Any] = Field(
+        default_factory=dict, description="Other provider parameters of the agent's calls, passed to litellm as "
+        "they are (e.g. {\"thinking\": {\"type\": \"enabled\", \"budget_tokens\": 2048}}). Never a credential "
+        "and never a parameter the harness sets itself (model, messages, tools, max_tokens, temperature, ...).")
 
     @field_validator("apiBase")
     @classmethod
@@ -125,6 +135,14 @@ class ModelsSpec(_Model):
     @property
     def maintainer_model(self) -> str:
         return self.maintainer or self.agent
+
+    def agent_params(self) -> dict[str, Any]:
+        """What the agent's calls send besides the harness's own parameters (``ModelRequest.extra``):
+        ``params`` and ``reasoning_effort`` when set; {} for a plan that sets neither."""
+        out = dict(self.params)
+        if self.reasoningEffort is not None:
+            out["reasoning_effort"] = self.reasoningEffort
+        return out
 
 
 # groups and stages -------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from harness.models import param_problem
 from protocols import CATALOG, OptionsError, resolve
 
 from ._expect import STAGE_STATUSES, Expectation, conflict, parse_expectation
@@ -71,7 +72,19 @@ def _field_problems(key: str, options: dict[str, Any], loc: Loc) -> list[Problem
 
 def reference_errors(plan: Plan) -> list[Problem]:
     return [*_id_errors(plan), *_stage_errors(plan), *sequential_errors(plan), *_findings_errors(plan),
-            *_expect_errors(plan)]
+            *_expect_errors(plan), *_param_errors(plan)]
+
+
+def _param_errors(plan: Plan) -> list[Problem]:
+    """Each ``models.params`` key that is a credential, the harness's own, or ``reasoning_effort``
+    (which has its own field), at its own path."""
+    out: list[Problem] = []
+    for key in plan.models.params:
+        if key == "reasoning_effort":
+            out.append((("models", "params", key), "use models.reasoningEffort (or --reasoning-effort)"))
+        elif (problem := param_problem(key)) is not None:
+            out.append((("models", "params", key), problem))
+    return out
 
 
 def _duplicates(ids: list[str], where: str) -> list[Problem]:

@@ -133,6 +133,7 @@ def _repeated(report: dict[str, Any], compared: list[dict[str, Any]]) -> list[st
 
 _SOURCES = {"cli": "--price", "plan": "the plan's models.prices", "scripted-builtin": "built in (scripted, $0)",
             "litellm": "litellm's price map", "local-unknown": "price unknown (local model)",
+            "litellm-gateway": "litellm's price map, served through a loopback gateway",
             "unknown": "price unknown"}
 
 
@@ -142,6 +143,8 @@ def prices(report: dict[str, Any]) -> list[dict[str, str]]:
     for model, p in sorted(((report.get("model") or {}).get("prices") or {}).items()):
         known = p.get("inputPerMTok") is not None and p.get("outputPerMTok") is not None
         source = _SOURCES.get(p.get("source") or "", "source not recorded")
+        if p.get("source") == "litellm-gateway":
+            source = f"litellm's price for {model} (served through the gateway at {p.get('gateway') or 'loopback'})"
         text = (f"${p['inputPerMTok']:g} in / ${p['outputPerMTok']:g} out per million tokens ({source})" if known
                 else source if source.startswith("price unknown") else f"price unknown ({source})")
         out.append({"model": model, "text": text})
@@ -191,6 +194,10 @@ def costs(report: dict[str, Any], metrics: dict[str, Any]) -> dict[str, Any]:
     rows = [{"group": g, **{k: _fmt(int(v or 0)) if k != "usd" else (unknown if v is None else _fmt(v))
                             for k, v in totals[g].items()},
              "segments": [_fmt(int(seg_tokens[g][s])) for s in SEGMENTS]} for g in groups]
+    # reasoning and cache-write columns only where a call reported some: a run without them reads as before
+    reasoning = any((totals[g].get("reasoning_tokens") or 0) > 0 for g in groups)
+    writes = any((totals[g].get("cache_write_tokens") or 0) > 0 for g in groups)
     return {"groups": groups, "segments": SEGMENTS, "rows": rows, "segTokens": seg_tokens, "segUsd": seg_usd,
+            "reasoning": reasoning, "cacheWrites": writes,
             "totals": totals, "repeats": repeats,
             "repeatRows": [{"group": g, **repeats[g]} for g in groups], "repeated": metrics["repeated"]}

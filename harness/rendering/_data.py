@@ -9,6 +9,7 @@ from typing import Any
 
 import duckdb
 
+from harness.metrics import table_columns
 from protocols import InvalidInput
 
 SEGMENTS = ("system", "header", "state", "fold", "history", "tools")
@@ -40,6 +41,7 @@ def _rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
 _TOKENS_SQL = """
 SELECT t.group_id, c.role, count(*) AS calls, sum(c.input_tokens) AS input_tokens,
        sum(c.cached_input_tokens) AS cached_input_tokens, sum(c.output_tokens) AS output_tokens,
+       {reasoning} AS reasoning_tokens, {writes} AS cache_write_tokens,
        CASE WHEN bool_or(c.usd IS NULL) THEN NULL ELSE sum(c.usd) END AS usd  -- a call priced nowhere: unknown
 FROM llm_calls c JOIN trials t USING (experiment_id, trial_id)
 GROUP BY t.group_id, c.role ORDER BY t.group_id, c.role
@@ -76,6 +78,15 @@ ORDER BY t.group_id, t.stage_id, tc.trial_id, tc.tool_name
 """
 
 
+def _tokens_sql(con: duckdb.DuckDBPyConnection) -> str:
+    """The per-group token totals; reasoning and cache-write tokens read as 0 from a database written
+    before they were recorded (migration m007)."""
+    columns = set(table_columns(con, "llm_calls"))
+    return _TOKENS_SQL.format(**{key: f"sum(c.{column})" if column in columns else "0"
+                                 for key, column in (("reasoning", "reasoning_tokens"),
+                                                     ("writes", "cache_write_tokens"))})
+
+
 def load_metrics(run_dir: Path) -> dict[str, Any]:
     """Per-group tokens, cost and repeated tool calls from metrics.duckdb (O-10), read-only."""
     path = run_dir / "metrics.duckdb"
@@ -86,7 +97,7 @@ def load_metrics(run_dir: Path) -> dict[str, Any]:
     except duckdb.Error as exc:
         raise ReportInputError(f"{path} cannot be opened: {exc}") from None
     try:
-        return {"tokens": _rows(con, _TOKENS_SQL), "segments": _rows(con, _SEGMENTS_SQL),
+        return {"tokens": _rows(con, _tokens_sql(con)), "segments": _rows(con, _SEGMENTS_SQL),
                 "segmentUsd": _rows(con, _USD_SEGMENT_SQL), "repeats": _rows(con, _REPEATS_SQL),
                 "repeated": _rows(con, _REPEATED_SQL)}
     except duckdb.Error as exc:
@@ -109,9 +120,10 @@ def segment_table(metrics: dict[str, Any], groups: list[str], key: str, field: s
 
 
 def token_totals(metrics: dict[str, Any], groups: list[str]) -> dict[str, dict[str, float | None]]:
-    """group → totals over agent and maintainer calls (calls, input, cached, output, usd); usd is
-    None when a call's price is unknown (a local model), never a partial sum."""
-    names = ("calls", "input_tokens", "cached_input_tokens", "output_tokens", "usd")
+    """group → totals over agent and maintainer calls (calls, input, cached, output, reasoning, cache writes,
+    usd); usd is None when a call's price is unknown (a local model), never a partial sum."""
+    names = ("calls", "input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens", "cache_write_tokens",
+             "usd")
     out: dict[str, dict[str, float | None]] = {g: dict.fromkeys(names, 0.0) for g in groups}
     for row in metrics["tokens"]:
         g = out.setdefault(str(row["group_id"]), dict.fromkeys(names, 0.0))

@@ -26,6 +26,7 @@ from ._caveats import (
     not_exercised_caveats,
     pass_shape_caveats,
     repeat_caveats,
+    thinking_caveats,
     unattributed_caveats,
     unsupported_input_caveats,
 )
@@ -179,6 +180,7 @@ def build_report(exp: RunView, request: Any, experiment_id: str, status: str, st
     caveats += not_exercised_caveats(groups)
     caveats += pass_shape_caveats(groups)
     caveats += repeat_caveats(groups, sampling)
+    caveats += thinking_caveats(s.agent_model, plan.models, exp.agent_calls.extra)
     asked = compressions(exp.records, "agent")
     if asked and not ran:
         caveats.append(f"Compression ran {asked} time(s), each because the agent called context_compress: that "
@@ -208,7 +210,9 @@ def build_report(exp: RunView, request: Any, experiment_id: str, status: str, st
         plan=PlanRef(id=plan.id, sha256=request.plan_sha256, path=request.plan_path),
         model=ModelInfo(agent=s.agent_model, maintainer=s.maintainer_model, kind=kind,
                         apiBase=s.api_base, sampling=sampling,
-                        prices={m: ModelPrice(**exp.prices.wire([m])[m]) for m in used}),
+                        prices={m: ModelPrice(**exp.prices.wire([m])[m]) for m in used},
+                        reasoningEffort=plan.models.reasoningEffort, params=plan.models.params,
+                        thinkingBudgetTokens=exp.agent_calls.thinking_budget),
         budget=budget,
         groups=groups,
         comparisons=comparisons, baselineComparisons=baseline, caveats=caveats,

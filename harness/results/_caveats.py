@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.models import thinking_refuses
+from harness.plan import ModelsSpec
+
 from ._models import GroupReport
 from ._records import TrialRecord
 
@@ -116,3 +119,17 @@ def cache_caveats(calls: list[tuple[str, str, bool]], cache_dir: str | None = No
     if mixed:
         text += " Mixing cached and live responses: " + ", ".join(f"{g}/{s}" for g, s in mixed) + "."
     return [text]
+
+
+THINKING_CAVEAT = "models.sampling."
+"""How a caveat about sampling a thinking Claude model refuses begins (a rescore carries it over)."""
+
+
+def thinking_caveats(model: str, models: ModelsSpec, extra: dict[str, Any]) -> list[str]:
+    """The plan's sampling that ``model`` with thinking on refuses, which the agent's calls did not send."""
+    planned = {"temperature": models.sampling.temperature, "top_p": models.sampling.topP}
+    fields = {"temperature": "temperature", "top_p": "topP"}
+    return [f"{THINKING_CAVEAT}{fields[name]} {value:g} was not sent to {model}: with thinking on, Claude refuses "
+            f"it (Anthropic, extended thinking: temperature 1 only, top_p 0.95 to 1), so the agent's calls sampled "
+            "at the provider's default; each call's sampling records what was sent"
+            for name, value in thinking_refuses(model, extra, planned).items()]

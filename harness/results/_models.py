@@ -109,7 +109,7 @@ class PlanRef(_Model):
     path: str
 
 
-PriceSource = Literal["cli", "plan", "scripted-builtin", "litellm", "local-unknown", "unknown"]
+PriceSource = Literal["cli", "plan", "scripted-builtin", "litellm", "litellm-gateway", "local-unknown", "unknown"]
 
 
 class ModelPrice(_Model):
@@ -121,7 +121,10 @@ class ModelPrice(_Model):
     outputPerMTok: float | None = None
     cachedInputPerMTok: float | None = None
     source: PriceSource | None = Field(None, description="cli, plan, scripted-builtin, litellm (its price map), "
-                                                         "local-unknown or unknown; null in reports written before.")
+                                                         "litellm-gateway (its price map, for a hosted model's name "
+                                                         "served through a loopback gateway), local-unknown or "
+                                                         "unknown; null in reports written before.")
+    gateway: str | None = Field(None, description="litellm-gateway: the host:port of the loopback gateway.")
 
     @property
     def known(self) -> bool:
@@ -144,6 +147,15 @@ class ModelInfo(_Model):
     sampling: dict[str, Any] = Field(default_factory=dict)
     prices: dict[str, ModelPrice] = Field(default_factory=dict,
                                           description="The price table used, per model, with its source (X-22).")
+    reasoningEffort: str | None = Field(
+        None, description="The agent's reasoning effort (models.reasoningEffort or --reasoning-effort); null: not "
+                          "sent. The maintainer's calls never take it.")
+    params: dict[str, Any] = Field(default_factory=dict,
+                                   description="The agent's other provider parameters (models.params).")
+    thinkingBudgetTokens: int | None = Field(
+        None, description="The thinking token budget litellm sends for these settings (Anthropic budget_tokens, "
+                          "Gemini 2.5 thinkingBudget); each agent call's output cap is maxOutputTokensPerCall plus "
+                          "it. null: no budget (thinking off, adaptive, or a Gemini 3 thinking level).")
 
     def unpriced(self) -> list[str]:
         """The models of this run whose USD cost is unknown."""
@@ -218,6 +230,10 @@ class TrialMetrics(_Model):
     inputTokens: int = 0
     cachedInputTokens: int = 0
     outputTokens: int = 0
+    reasoningTokens: int = Field(0, description="Of outputTokens, the model's reasoning (thinking) tokens, as the "
+                                                "provider reported them (billed as output).")
+    cacheWriteTokens: int = Field(0, description="Of inputTokens, those written to the provider's prompt cache "
+                                                 "(Anthropic cache_creation_input_tokens).")
     usd: float | None = Field(0.0, description="null when a price was unknown.")
     llmCalls: int = 0
     toolCalls: int = 0
@@ -341,13 +357,16 @@ class GroupReport(_Model):
                                                "control, baseline (docs/evidence.md, Words); null: no part.")
     protocol: ProtocolInfo
     stages: list[StageReport] = Field(default_factory=list)
+    metrics: TrialMetrics = Field(TrialMetrics(), description="The group's stages summed (tokens, reasoning "
+                                                              "tokens, cache writes, USD, calls).")
 
     @classmethod
     def from_spec(cls, group: GroupSpec, resolved_options: dict[str, Any],
                   stages: list[StageReport] | None = None, term: str | None = None) -> GroupReport:
         return cls(id=group.id, label=group.label, role=group.role, term=term, stages=stages or [],
                    protocol=ProtocolInfo(id=group.protocol.id, version=group.protocol.version,
-                                         options=resolved_options))
+                                         options=resolved_options),
+                   metrics=sum((st.metrics for st in stages or []), TrialMetrics()))
 
 
 class Report(_Model):

@@ -45,6 +45,10 @@ class CallMetric(_Model):
     inputTokens: int = 0
     cachedInputTokens: int = 0
     outputTokens: int = 0
+    reasoningTokens: int = 0
+    """Of ``outputTokens``, the model's reasoning (thinking), as the provider reported it."""
+    cacheWriteTokens: int = 0
+    """Of ``inputTokens``, those written to the provider's prompt cache (Anthropic cache_creation_input_tokens)."""
     usd: float | None = 0.0
     """None when the call used tokens at an unknown price (a local model); 0 for a failed call."""
     latencyMs: float = 0.0
@@ -70,6 +74,8 @@ class TrialMetrics(_Model):
     inputTokens: int = 0
     cachedInputTokens: int = 0
     outputTokens: int = 0
+    reasoningTokens: int = 0
+    cacheWriteTokens: int = 0
     usd: float | None = 0.0
     """None as soon as one call's price is unknown."""
     llmCalls: int = 0

@@ -36,7 +36,8 @@ def table_rows(experiment: ExperimentRow, records: list[TrialRecord]) -> dict[st
                 output_tokens=call.outputTokens, usd=call.usd, latency_ms=call.latencyMs, retries=call.retries,
                 status=call.status, request_sha256=call.requestSha256 or None, cached=call.cached,
                 temperature=call.temperature, top_p=call.topP, seed=call.seed,
-                failed_attempts=list(call.failedAttempts)))
+                failed_attempts=list(call.failedAttempts), reasoning_tokens=call.reasoningTokens,
+                cache_write_tokens=call.cacheWriteTokens))
             tables["request_segments"] += [
                 RequestSegmentRow(**base, call_seq=call.seq, segment=segment, tokens=int(call.segments[segment]))
                 for segment in SEGMENTS if segment in call.segments]

@@ -57,6 +57,19 @@ class Prices(Protocol):
     def wire(self, models: list[str]) -> dict[str, Any]: ...
 
 
+class AgentCalls(Protocol):
+    """What every agent call sent besides its messages (``harness.runner.AgentCalls``)."""
+
+    @property
+    def extra(self) -> dict[str, Any]: ...
+
+    @property
+    def max_output_tokens(self) -> int | None: ...
+
+    @property
+    def thinking_budget(self) -> int | None: ...
+
+
 class RunView(Protocol):
     """An experiment as report.json's assembly reads it (``harness.runner.Experiment`` is one)."""
 
@@ -74,6 +87,9 @@ class RunView(Protocol):
 
     @property
     def store(self) -> Any: ...
+
+    @property
+    def agent_calls(self) -> AgentCalls: ...
 
     @property
     def records(self) -> list[TrialRecord]: ...

@@ -108,7 +108,7 @@ def run_preflight(request: RunRequest, groups: list[Any]) -> list[dict[str, Any]
     from harness.preflight import first_request, preflight
 
     plan, s = request.plan, request.settings
-    limits = agent_limits(plan)
+    limits = agent_limits(plan, s.agent_model)
     host = HostOptions(maintenance=plan.maintenance)
     tools = BusinessTools({k: v.model_dump() for k, v in plan.agent.projects.items()}).schemas()
     out = []

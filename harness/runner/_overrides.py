@@ -1,5 +1,5 @@
 """Quick overrides of a plan from the command line: ``--temperature``, ``--seed``,
-``--repeats STAGE=N``.
+``--repeats STAGE=N``, ``--reasoning-effort``.
 
 They are applied to the plan before it runs and the result is validated like any plan (every
 rule, every range), so an override can never make a plan the validator would refuse. The plan's
@@ -35,16 +35,20 @@ class OverrideSpec(BaseModel):
     temperature: float | None = None
     seed: int | None = None
     repeats: dict[str, int] = Field(default_factory=dict)
+    reasoning_effort: str | None = None
+    """The agent's ``models.reasoningEffort`` (validated by the plan it is applied to)."""
 
     @property
     def given(self) -> bool:
-        return self.temperature is not None or self.seed is not None or bool(self.repeats)
+        return (self.temperature is not None or self.seed is not None or bool(self.repeats)
+                or self.reasoning_effort is not None)
 
     def options(self) -> list[str]:
         """The command-line spelling, e.g. ``["--temperature 0.7", "--repeats simple=5"]``."""
         out = [] if self.temperature is None else [f"--temperature {self.temperature:g}"]
         out += [] if self.seed is None else [f"--seed {self.seed}"]
-        return out + [f"--repeats {stage}={n}" for stage, n in self.repeats.items()]
+        out += [f"--repeats {stage}={n}" for stage, n in self.repeats.items()]
+        return out + ([] if self.reasoning_effort is None else [f"--reasoning-effort {self.reasoning_effort}"])
 
     def stored(self) -> dict[str, Any]:
         return self.model_dump(exclude_none=True, exclude_defaults=True)
@@ -89,6 +93,10 @@ def apply_overrides(plan: Plan, spec: OverrideSpec) -> tuple[Plan, list[Override
     if spec.seed is not None:
         changes.append(("$.models.sampling.seed", f"--seed {spec.seed}", sampling["seed"], spec.seed))
         sampling["seed"] = spec.seed
+    if spec.reasoning_effort is not None:
+        changes.append(("$.models.reasoningEffort", f"--reasoning-effort {spec.reasoning_effort}",
+                        data["models"].get("reasoningEffort"), spec.reasoning_effort))
+        data["models"]["reasoningEffort"] = spec.reasoning_effort
     index = {s["id"]: i for i, s in enumerate(data["stages"])}
     for stage, n in spec.repeats.items():
         if stage not in index:

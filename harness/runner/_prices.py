@@ -1,24 +1,28 @@
 """The price table of a run (X-22): one ``Prices`` per model string, with where it came from.
 
 Order: a CLI ``--price`` override, then the plan's ``models.prices``, then a built-in 0 for
-``scripted/*`` models (they run in process and cost nothing), then, for a model served on a
-loopback ``api_base`` (llama.cpp, vLLM, Ollama on this machine), *price unknown (local model)*:
-a local server is not the provider's hosted model, so litellm's price map does not apply to it.
-Otherwise litellm's offline cost map. A remote model with none of these has no price; with
-``maxUsd`` set that refuses the run at start (X-22). A local model's calls are never priced: its
-cost reads "price unknown (local model)" everywhere and ``maxUsd`` does not apply to it, while the
-token and call caps do. The table is written into the report, so every USD figure can be re-derived.
+``scripted/*`` models (they run in process and cost nothing), then litellm's offline cost map. On a
+loopback ``api_base`` the map's price is kept only for a hosted model's name it knows on a provider's own
+route (``anthropic/claude-…``, ``gemini/…``; not the OpenAI-compatible routes local servers answer on,
+``LOCAL_SERVER_PROVIDERS``): a gateway on this machine (a LiteLLM proxy on 127.0.0.1:4000) in
+front of the hosted model, source ``litellm-gateway``. A name the map does not know there is a local
+server's model (llama.cpp, vLLM, Ollama): *price unknown (local model)*. A remote model with none of
+these has no price; with ``maxUsd`` set that refuses the run at start (X-22). A local model's calls are
+never priced: its cost reads "price unknown (local model)" everywhere and ``maxUsd`` does not apply to
+it, while the token and call caps do. The table is written into the report, so every USD figure can be
+re-derived.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from harness.models import Prices, Usage, is_loopback
 from harness.plan import Plan
 
-PriceSource = Literal["cli", "plan", "scripted-builtin", "litellm", "local-unknown"]
+PriceSource = Literal["cli", "plan", "scripted-builtin", "litellm", "litellm-gateway", "local-unknown"]
 LOCAL_UNKNOWN = "price unknown (local model)"
 """How a local model's cost reads wherever a USD figure would be (console, report.md/html/json)."""
 
@@ -37,12 +41,15 @@ class PriceEntry:
     prices: Prices | None
     """None only for ``local-unknown``: the model is run, its cost is unknown."""
     source: PriceSource
+    gateway: str | None = None
+    """``host:port`` of the loopback gateway a ``litellm-gateway`` price's model is served through."""
 
     def wire(self) -> dict[str, Any]:
         p = self.prices
-        return {"inputPerMTok": None if p is None else p.input_per_mtok,
-                "outputPerMTok": None if p is None else p.output_per_mtok,
-                "cachedInputPerMTok": None if p is None else p.cached_input_per_mtok, "source": self.source}
+        out = {"inputPerMTok": None if p is None else p.input_per_mtok,
+               "outputPerMTok": None if p is None else p.output_per_mtok,
+               "cachedInputPerMTok": None if p is None else p.cached_input_per_mtok, "source": self.source}
+        return out | ({"gateway": self.gateway} if self.gateway else {})
 
 
 @dataclass
@@ -73,6 +80,8 @@ class PriceTable:
             return "price unknown (not in litellm's map; no --price or models.prices)"
         if entry.prices is None:
             return f"{LOCAL_UNKNOWN}: its USD cost is not counted and maxUsd does not apply to it"
+        if entry.source == "litellm-gateway":
+            return f"litellm's price for {model} (served through the gateway at {entry.gateway})"
         return {"cli": "--price", "plan": "the plan's models.prices", "scripted-builtin": "built in ($0, scripted)",
                 "litellm": "litellm's price map"}.get(entry.source, entry.source)
 
@@ -136,10 +145,33 @@ def _entry(plan: Plan, model: str, cli: dict[str, Prices], api_base: str | None)
                                  cached_input_per_mtok=declared.cachedInputPerMTok), "plan")
     if model.startswith("scripted/"):
         return PriceEntry(Prices(input_per_mtok=0.0, output_per_mtok=0.0), "scripted-builtin")
-    if is_loopback(api_base):
-        return PriceEntry(None, "local-unknown")
     known = _litellm_prices(model)
+    if is_loopback(api_base):
+        if known is None or _provider(model) in LOCAL_SERVER_PROVIDERS:
+            return PriceEntry(None, "local-unknown")
+        return PriceEntry(known, "litellm-gateway", _host(api_base))
     return PriceEntry(known, "litellm") if known else None
+
+
+LOCAL_SERVER_PROVIDERS = frozenset({"openai", "custom_openai", "text-completion-openai", "hosted_vllm", "ollama",
+                                    "ollama_chat", "llamafile", "lm_studio"})
+"""litellm's OpenAI-compatible routes, the ones local servers (llama.cpp, vLLM, Ollama) answer on: there the
+model name is whatever the server was started with, so a hosted name priced by litellm says nothing."""
+
+
+def _provider(model: str) -> str | None:
+    from harness.models import ensure_litellm
+
+    litellm, _ = ensure_litellm()
+    try:
+        return str(litellm.get_llm_provider(model)[1])
+    except Exception:  # a string litellm cannot place
+        return None
+
+
+def _host(api_base: str | None) -> str:
+    parts = urlsplit(api_base or "")
+    return parts.netloc.rpartition("@")[2] or str(api_base)
 
 
 def parse_price(text: str) -> tuple[str, Prices]:

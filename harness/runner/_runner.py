@@ -36,6 +36,7 @@ from ._gating import (
 )
 from ._persist import RunDir
 from ._prices import PriceTable
+from ._reasoning import AgentCalls, agent_calls
 from ._sequential import LookBarrier
 from ._stops import InfraMonitor
 from ._storage import StorageError, storage_problem
@@ -60,17 +61,20 @@ class Settings:
     """``--send-rejected``: send a group's requests even when the preflight says the provider rejects them."""
 
 
-def agent_limits(plan: Plan) -> RunLimits:
-    """The limits and sampling of every agent call of a trial (the preflight builds the same request)."""
+def agent_limits(plan: Plan, model: str) -> RunLimits:
+    """The limits, sampling and provider parameters of every agent call of a trial on ``model`` (the
+    preflight builds the same request): the output cap includes any thinking budget (``_reasoning``)."""
     budget = plan.budget
+    calls = agent_calls(model, plan.models, budget.maxOutputTokensPerCall)
     return RunLimits(
         max_steps=budget.maxStepsPerRun or 12,
         max_consecutive_tool_errors=plan.stop.maxConsecutiveToolErrors or 1_000_000,
-        max_output_tokens=budget.maxOutputTokensPerCall,
+        max_output_tokens=calls.max_output_tokens,  # + any thinking budget
         timeout_seconds=budget.timeoutSecondsPerCall or 120.0,
         temperature=plan.models.sampling.temperature,
         top_p=plan.models.sampling.topP,
         seed=plan.models.sampling.seed,  # the first repeat's; run_trial gives repeat r seed + r - 1
+        extra=calls.extra, thinking_budget=calls.thinking_budget,
     )
 
 
@@ -110,6 +114,15 @@ class Experiment:
         self._barriers: dict[str, LookBarrier] = {}
         self.storage_error: StorageError | None = None
         """The first write the disk refused (full, read-only): the run stops, ``_storage``."""
+        self._agent_calls: AgentCalls | None = None
+
+    @property
+    def agent_calls(self) -> AgentCalls:
+        """The agent's provider parameters and output cap (``_reasoning``), worked out once per run."""
+        if self._agent_calls is None:
+            self._agent_calls = agent_calls(self.settings.agent_model, self.plan.models,
+                                            self.plan.budget.maxOutputTokensPerCall)
+        return self._agent_calls
 
     # selection --------------------------------------------------------------------------------
     def selected_groups(self) -> list[GroupSpec]:
@@ -127,7 +140,7 @@ class Experiment:
             model = factory(s.agent_model, api_base=s.api_base, prices=self.prices.get(s.agent_model))
             maintainer = model if s.maintainer_model == s.agent_model else factory(
                 s.maintainer_model, api_base=s.api_base, prices=self.prices.get(s.maintainer_model))
-            limits = agent_limits(plan)
+            limits = agent_limits(plan, s.agent_model)
             capacity = plan.models.capacityTokens
             if capacity is None and not s.agent_model.startswith("scripted/"):
                 capacity = model_capacity(s.agent_model)

@@ -110,6 +110,8 @@ def _fill_metrics(record: TrialRecord, view: TrialView) -> None:
         metrics.inputTokens += call.inputTokens
         metrics.cachedInputTokens += call.cachedInputTokens
         metrics.outputTokens += call.outputTokens
+        metrics.reasoningTokens += call.reasoningTokens
+        metrics.cacheWriteTokens += call.cacheWriteTokens
         metrics.usd = None if metrics.usd is None or call.usd is None else metrics.usd + call.usd
         metrics.llmCalls += 1
         metrics.cachedResponses += call.cached
@@ -138,6 +140,7 @@ def call_metric(snap: dict[str, Any]) -> CallMetric:
         seq=int(snap["seq"]), runId=str(snap.get("runId") or ""), role=str(snap.get("role")),
         model=str(snap.get("model")), inputTokens=int(usage.get("input_tokens", 0)),
         cachedInputTokens=int(usage.get("cached_input_tokens", 0)), outputTokens=int(usage.get("output_tokens", 0)),
+        reasoningTokens=int(usage.get("reasoning_tokens", 0)), cacheWriteTokens=int(usage.get("cache_write_tokens", 0)),
         usd=None if unpriced else float(usd or 0.0), latencyMs=float(snap.get("latencyMs") or 0.0),
         retries=len(retries) if isinstance(retries, list) else int(retries),
         status=str(error.get("kind")) if isinstance(error, dict) else "ok",

@@ -25,6 +25,7 @@ from harness.judging._checks import TrialView
 from harness.plan import Plan, PlanError, load_plan, parse_plan
 from harness.results import Report, ReportError, read_report
 from harness.results._assemble import build_report
+from harness.results._caveats import THINKING_CAVEAT
 from harness.results._records import TrialRecord
 from harness.runner._budget import BudgetLedger
 from harness.runner._execute import RunRequest
@@ -185,12 +186,14 @@ def rescore(run_dir: Path, plan: Plan | None = None, plan_sha256: str | None = N
     experiment_id = f"{original.experimentId}#rescored-{sha[:12]}-{stamp}"
     built = build_report(exp, request, experiment_id, original.status, original.stopReason, [])
     carried = [c for c in original.caveats
-               if c.startswith(("price of ", "preflight ", "the plan ran with command-line overrides"))]
+               if c.startswith(("price of ", "preflight ", "the plan ran with command-line overrides",
+                                THINKING_CAVEAT))]
     head = (f"Re-scored from the trials recorded in {run_dir} (plan sha256 {manifest.get('planSha256')}) with "
             f"plan sha256 {sha}, without any model call: checks, verdicts, failure modes and findings are this "
             "plan's; answers, tool calls, tokens, costs and the budget are the recording's.")
     report = built.model_copy(update={"model": original.model, "budget": original.budget,
-                                      "caveats": [head, *notes, *built.caveats, *carried],
+                                      "caveats": [head, *notes, *(c for c in built.caveats
+                                                                   if not c.startswith(THINKING_CAVEAT)), *carried],
                                       "overrides": original.overrides,  # the recording's, like its answers
                                       "infrastructure": original.infrastructure or built.infrastructure,
                                       "infraRetries": original.infraRetries,  # the retries the recording had

@@ -35,7 +35,8 @@ def test_fixed_plan_against_a_loopback_server_without_price_runs_and_cost_reads_
     assert "maxUsd not applicable" in result.output
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert report["model"]["prices"]["openai/oracle"] == {
-        "inputPerMTok": None, "outputPerMTok": None, "cachedInputPerMTok": None, "source": "local-unknown"}
+        "inputPerMTok": None, "outputPerMTok": None, "cachedInputPerMTok": None, "source": "local-unknown",
+        "gateway": None}
     assert report["budget"]["spent"]["usd"] is None and report["budget"]["spent"]["llmCalls"] > 0
     assert "maxUsd" in report["budget"]["notApplicable"]
     stage_usd = {s["metrics"]["usd"] for g in report["groups"] for s in g["stages"]}

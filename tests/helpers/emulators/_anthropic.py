@@ -9,7 +9,8 @@ thinking; shared notes, providers.md), answering 400 ``invalid_request_error`` a
   answers a ``tool_use`` of the previous message, and tool results come first in their message;
 - no assistant prefill on Claude 4.6 and later;
 - thinking: ``budget_tokens`` >= 1024 and below ``max_tokens``; with thinking on, the final assistant
-  message (a prefill, or the turn of an unfinished tool loop) must start with a thinking block;
+  message (a prefill, or the turn of an unfinished tool loop) must start with a thinking block, and
+  ``temperature`` may only be 1 and ``top_p`` from 0.95 to 1 ("Feature compatibility");
 - every thinking block sent back carries the signature this server minted for it (HMAC).
 It plays the scripted oracle (``_policy``), thinks aloud when thinking is on (a signed thinking
 block first), and reports usage with ``output_tokens_details.thinking_tokens``.
@@ -158,6 +159,12 @@ def _thinking(body: dict[str, Any]) -> bool:
             raise Rejected("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024")
         if body["max_tokens"] <= budget:
             raise Rejected("`max_tokens` must be greater than `thinking.budget_tokens`")
+    if spec["type"] != "disabled":
+        if body.get("temperature", 1) != 1:
+            raise Rejected("`temperature` may only be set to 1 when thinking is enabled or in adaptive mode.")
+        if not 0.95 <= body.get("top_p", 1) <= 1:
+            raise Rejected("`top_p` must be greater than or equal to 0.95 or unset when thinking is enabled or in "
+                           "adaptive mode.")
     return bool(spec["type"] != "disabled")
 
 
