@@ -31,7 +31,9 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
 def _groups(output: str) -> dict[str, str]:
     """group → its preflight line (and the wire line under it)."""
     text = output.replace("\n    wire:", " | wire:")
-    return {m.group(1): m.group(2) for m in re.finditer(r"^  (\w+): (.*)$", text, re.MULTILINE)}
+    groups = {"A", "B", "C", "v2", "v1", "prefix"}  # the design review's "  fix: …" lines are not groups
+    return {m.group(1): m.group(2) for m in re.finditer(r"^  (\w+): (.*)$", text, re.MULTILINE)
+            if m.group(1) in groups}
 
 
 def test_claude_46_rejects_a_and_v2_as_prefill() -> None:
