@@ -128,8 +128,13 @@ model_file() {
   esac
 }
 
+# The build targets AVX2 (x86-64-v3), not -march=native: on a CPU that advertises AMX, native builds
+# use ggml's AMX kernels, and a VM that does not grant the AMX tile state segfaults on the first matrix
+# multiply (seen on a Sapphire Rapids VM, 2026-12). The binary's name says its flavour, so a cache
+# holding a native build builds this one beside it.
+FLAVOUR=avx2
 server_binary() {
-  local bin="$CACHE/bin/llama-server-$LLAMA_CPP_PYTHON"
+  local bin="$CACHE/bin/llama-server-$LLAMA_CPP_PYTHON-$FLAVOUR"
   if [ ! -x "$bin" ]; then
     for tool in cmake c++; do
       command -v "$tool" >/dev/null || { say "$tool is needed to build llama-server (apt-get install cmake g++)"; exit 1; }
@@ -147,13 +152,14 @@ server_binary() {
     : > "$CACHE/cmake.log"
     : > "$CACHE/build.log"
     heartbeat_run "llama_server.sh: configuring the build" "$CACHE/cmake.log" \
-      cmake -S "$src" -B "$src/build" -DLLAMA_BUILD_SERVER=ON -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF \
+      cmake -S "$src" -B "$src/build-$FLAVOUR" -DLLAMA_BUILD_SERVER=ON -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF \
       -DLLAMA_BUILD_EXAMPLES=OFF -DBUILD_SHARED_LIBS=OFF -DCMAKE_BUILD_TYPE=Release \
+      -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON \
       || { say "cmake configure failed; see $CACHE/cmake.log"; exit 1; }
     heartbeat_run "llama_server.sh: building llama-server" "$CACHE/build.log" \
-      cmake --build "$src/build" --target llama-server -j "$(nproc)" \
+      cmake --build "$src/build-$FLAVOUR" --target llama-server -j "$(nproc)" \
       || { say "build failed; see the end of $CACHE/build.log"; exit 1; }
-    cp "$src/build/bin/llama-server" "$bin.partial" && mv "$bin.partial" "$bin"
+    cp "$src/build-$FLAVOUR/bin/llama-server" "$bin.partial" && mv "$bin.partial" "$bin"
     say "built llama-server in $(heartbeat_elapsed $(( SECONDS - started )))"
   fi
   echo "$bin"
