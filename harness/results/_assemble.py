@@ -145,11 +145,13 @@ def build_report(exp: RunView, request: Any, experiment_id: str, status: str, st
         outcomes.setdefault(group, {})[stage] = st
     spec, alpha = plan.findings, plan.analysis.alpha
     ran = compressions(exp.records, "threshold") > 0  # X-44, P-91 speak of *automatic* compression
-    baseline_ran = None
-    if spec.baselineGroup and spec.baselineGroup in outcomes:
-        baseline_ran = compressions([r for r in exp.records if r.group == spec.baselineGroup], "threshold") > 0
     group_ids = [g.id for g in exp.selected_groups()]
     all_counts = {g: {st: counts(exp, g, st) for (gg, st) in exp.outcomes if gg == g} for g in group_ids}
+    baseline_ran = None  # P-91's caveat speaks of a comparison with the baseline: only when one was made
+    compared = spec.baselineStage is not None and any(
+        all_counts[g].get(spec.baselineStage, (0, 0))[1] for g in group_ids if g != spec.baselineGroup)
+    if spec.baselineGroup and spec.baselineGroup in outcomes and compared:
+        baseline_ran = compressions([r for r in exp.records if r.group == spec.baselineGroup], "threshold") > 0
     if spec.rules == "placement-rates":  # sampled repeats without gating: rates, not pass^k
         findings = derive_rate_findings(spec, all_counts, outcomes, model_kind=kind,  # type: ignore[arg-type]
                                         maintenance_ran=ran, alpha=alpha)
