@@ -120,6 +120,14 @@ def test_gemini_thinking_run_of_the_two_stages(gemini_server: tuple[GeminiEmulat
     assert report["model"]["thinkingBudgetTokens"] is None
     assert not any("signature" in str(r) for r in emulator.rejections)
     assert report["model"]["prices"][PRO]["source"] == "litellm-gateway"
+    # A and v2 end as the preflight predicted: Gemini 3 Pro takes a trailing model turn as a prefill, so
+    # they were sent and were judged, none ended in a rejection
+    cells, preflight = stages(report), {p["group"]: p for p in report["preflight"]}
+    for group in REJECTED:
+        assert preflight[group]["verdict"] == "prefill" and preflight[group]["sent"], preflight[group]
+        trials = [t for stage in ("simple", "tool_continuation") if (group, stage) in cells
+                  for t in cells[(group, stage)]["trials"]]
+        assert trials and all(t["status"] in ("passed", "failed") for t in trials), (group, trials)
 
 
 def test_the_effort_is_an_override_restored_on_resume(anthropic_server: tuple[AnthropicEmulator, str],
