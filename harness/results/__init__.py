@@ -7,7 +7,6 @@ from ._models import (
     SCHEMA_VERSION,
     BudgetReport,
     CheckResult,
-    GroupDifference,
     GroupReport,
     ModelInfo,
     ModelPrice,
@@ -24,10 +23,10 @@ from ._models import (
     TrialMetrics,
     TrialReport,
     TrialStatus,
-    WordChange,
     distinct_answers,
     unknown_usd,
 )
+from ._panel import GroupDifference, WordChange
 from ._records import TrialRecord, trial_id
 from ._sweep import (
     SWEEP_FILE,

@@ -45,7 +45,7 @@ from harness.preflight import first_request
 from harness.wire import WireBuildError, WireDifference, provider_of, request_wire_body, wire_difference
 from protocols import STATE_VIEW_V3, HostOptions, resolve
 
-from ._models import GroupDifference, RolePair, StateDifference, StatePlace, WordChange
+from ._panel import GroupDifference, RolePair, StateDifference, StatePlace, WordChange
 from ._records import TrialRecord
 from ._run_view import RunView
 
