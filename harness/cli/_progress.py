@@ -14,7 +14,8 @@ skipped (fail-fast or a stop, with the reason's head at the end) and, at the end
 group never reached the stage); error trials are counted apart. The runner reports model calls as
 they settle, not as they start, so while trials remain and no call has settled for WAITING_NOTE_S
 seconds or more (a local model reading a long prompt takes a minute on two cores), a periodic line
-says that a call is in flight and how long it has been since one settled.
+(on a terminal: each bar's note, refreshed every second) says that a call is in flight and how long it
+has been since one settled.
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ class Progress:
         self.plan = request.plan
         self.plain = not console.is_terminal if plain is None else plain
         self.bars = RichProgress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TextColumn("{task.fields[tally]}"), TimeElapsedColumn(), console=console,
+                                 TextColumn("{task.fields[tally]}"), TimeElapsedColumn(),
+                                 TextColumn("{task.fields[note]}", style="dim"), console=console,
                                  transient=False, disable=self.plain or not console.is_terminal)
         self.tasks: dict[str, Any] = {}
         self.latest: dict[tuple[str, str, int], TrialRecord] = {}  # (group, stage, repeat) → its latest attempt
@@ -59,7 +61,7 @@ class Progress:
             if selected is not None and stage.id not in selected:
                 continue
             n = sum(stage.repeats for g in self.plan.participants(stage) if groups is None or g.id in groups)
-            self.tasks[stage.id] = self.bars.add_task(stage.id, total=n, tally="")
+            self.tasks[stage.id] = self.bars.add_task(stage.id, total=n, tally="", note="")
         self.planned = sum(int(self.bars.tasks[t].total or 0) for t in self.tasks.values())
         self.error_trials = self.calls = self.failed_calls = self.tokens = self.cached = 0
         self.started_stages: set[str] = set()
@@ -93,6 +95,9 @@ class Progress:
             if PROGRESS_EVERY_S > 0:
                 self._thread = threading.Thread(target=self._tick, name="progress", daemon=True)
                 self._thread.start()
+        elif not self.bars.disable:  # the bars say a call is in flight too (a local model reading a prompt)
+            self._thread = threading.Thread(target=self._bar_tick, name="progress", daemon=True)
+            self._thread.start()
 
     def __exit__(self, exc_type: object, *exc: object) -> None:
         if not self.started:
@@ -221,6 +226,17 @@ class Progress:
         """Wake exactly when the next line is due; a line printed meanwhile moves the deadline."""
         while not self._stop.wait(self._due_in()):
             self._maybe_line()
+
+    def bar_note(self) -> str:
+        """Set every bar's note to ``waiting()`` (without its "; "), and return it."""
+        note = self.waiting().removeprefix("; ")
+        for task in self.tasks.values():
+            self.bars.update(task, note=note)
+        return note
+
+    def _bar_tick(self) -> None:
+        while not self._stop.wait(1.0):
+            self.bar_note()
 
     def _line(self, text: str) -> None:
         with self._lock:

@@ -68,3 +68,15 @@ def test_a_long_call_is_said_to_be_in_flight_with_its_time(monkeypatch: pytest.M
     clock.now = 145.0
     progress._maybe_line()
     assert lines[-1].endswith("; a model call in flight: 45 s since the last one (failed) settled"), lines
+
+
+def test_on_a_terminal_each_bar_notes_a_call_in_flight(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bars get the same note, refreshed every second, and lose it once a call settles."""
+    progress, clock, _ = _progress_at(monkeypatch)
+    clock.now = 41.0
+    assert progress.bar_note() == "a model call in flight: 41 s since the run started"
+    assert {progress.bars.tasks[t].fields["note"] for t in progress.tasks.values()} == {
+        "a model call in flight: 41 s since the run started"}
+    progress.on_call({"ok": True, "inputTokens": 3400, "outputTokens": 1})
+    assert progress.bar_note() == ""
+    assert all(progress.bars.tasks[t].fields["note"] == "" for t in progress.tasks.values())
