@@ -264,18 +264,24 @@ def budget_text(request: RunRequest) -> str:
 
 def dry_run(request: RunRequest, prices: PriceTable, review: DesignReview | None = None) -> None:
     """O-25: what would run and a cost range, then the design review when given (``harness validate``'s);
-    no model is called."""
+    no model is called. The estimate counts the selected groups the preflight lets through (a group the
+    provider rejects is not sent) and each agent call's output cap as sent (any thinking budget included)."""
+    from harness.models import Usage
+    from harness.runner._runner import agent_limits
+
     plan, s = request.plan, request.settings
     console.print(summary_table(plan))
-    turns = sum(len(st.turns) * st.repeats * len(plan.participants(st)) for st in plan.stages
-                if s.stages is None or st.id in s.stages)
+    groups = [g for g in plan.groups if s.groups is None or g.id in s.groups]
+    checks = run_preflight(request, groups)
+    held = sorted({c["group"] for c in checks if not c["sent"]})
+    turns = sum(len(st.turns) * st.repeats
+                * sum(g.id not in held and (s.groups is None or g.id in s.groups) for g in plan.participants(st))
+                for st in plan.stages if s.stages is None or st.id in s.stages)
     steps = plan.budget.maxStepsPerRun or 12
-    out_cap = plan.budget.maxOutputTokensPerCall or 1024
+    out_cap = agent_limits(plan, s.agent_model).max_output_tokens or 1024
     first = _first_request_tokens(request)
     low_calls, high_calls = turns, turns * steps
     low_in, high_in = low_calls * first, sum(first + i * (out_cap + 200) for i in range(steps)) * turns
-    from harness.models import Usage
-
     price = prices.get(s.agent_model)
     if price is None:
         cost = prices.note(s.agent_model).split(":")[0]
@@ -284,15 +290,15 @@ def dry_run(request: RunRequest, prices: PriceTable, review: DesignReview | None
         high = price.cost(Usage(input_tokens=high_in, output_tokens=high_calls * out_cap))
         cost = f"${low:.4f} – ${high:.4f}"
     console.print(f"model {s.agent_model} (maintainer {s.maintainer_model}); at most {planned_trials(plan)} "
-                  f"trial(s), {turns} turn(s)", markup=False, soft_wrap=True)
+                  f"trial(s), {turns} turn(s) sent", markup=False, soft_wrap=True)
+    unsent = f" (not counted: {', '.join(held)}, which the preflight holds back)" if held else ""
     console.print(f"estimate: {low_calls}–{high_calls} model calls, {low_in:,}–{high_in:,} input tokens by "
-                  f"litellm's counter (a local model's chat template may count more), cost {cost}",
+                  f"litellm's counter (a local model's chat template may count more), cost {cost}{unsent}",
                   markup=False, soft_wrap=True)
     console.print(f"budget: {budget_text(request)}", markup=False, soft_wrap=True)
-    groups = [g for g in plan.groups if s.groups is None or g.id in s.groups]
     console.print(f"preflight on {s.agent_model}: each group's first request as its provider receives it (built "
                   "offline by litellm) and the provider rules it meets:", markup=False, soft_wrap=True)
-    for line in preflight_lines(run_preflight(request, groups)):
+    for line in preflight_lines(checks):
         console.print(line, markup=False, soft_wrap=True, highlight=False)
     for st in plan.stages:
         if st.sequential is not None and (s.stages is None or st.id in s.stages):

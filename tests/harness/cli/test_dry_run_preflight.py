@@ -52,6 +52,9 @@ def test_claude_46_rejects_a_and_v2_as_prefill() -> None:
     assert lines["B"].startswith("merged") and "merged into the header's assistant turn" in lines["B"]
     assert not lines["v1"].startswith("rejected") and not lines["prefix"].startswith("rejected")
     assert "dry run: no model was called" in out.output
+    # the cost estimate counts only what would be sent: 61 planned turns less A's and v2's 11 each
+    flat = " ".join(out.output.split())
+    assert "39 turn(s) sent" in flat and "(not counted: A, v2, which the preflight holds back)" in flat
 
 
 def test_bedrock_rejects_every_group_for_its_assistant_first_message() -> None:
