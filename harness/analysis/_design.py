@@ -23,6 +23,7 @@ from harness.plan import Plan
 from ._design_checks import unexercisable_checks
 from ._design_models import DesignFinding, DesignReview, Effect, PlannedComparison
 from ._exact import MAX_N, complete_difference_p, n_for_power, n_separable, power, smallest_p
+from ._spending import look_alphas
 from ._stats import format_p
 
 Pair = tuple[str, str, str]
@@ -117,6 +118,40 @@ def _one_sample(plan: Plan, compared: set[str]) -> list[DesignFinding]:
     return out
 
 
+def _sequential(plan: Plan) -> list[DesignFinding]:
+    """For each sequential stage: the first look at which a complete difference (n/n vs 0/n) crosses its
+    boundary, i.e. the earliest the stage can stop; a problem when no look can (the stage then can show no
+    separable difference at all)."""
+    out = []
+    for stage in plan.stages:
+        seq = stage.sequential
+        if seq is None:
+            continue
+        bounds = look_alphas(seq.looks, plan.analysis.alpha, seq.spending)
+        first = next(((k, n, b) for k, (n, b) in enumerate(zip(seq.looks, bounds, strict=True), 1)
+                      if complete_difference_p(n) < b), None)
+        head = (f"{stage.id} is sequential (looks at {', '.join(map(str, seq.looks))}, {seq.spending}, "
+                f"α = {plan.analysis.alpha:g})")
+        if first is None:
+            out.append(DesignFinding(
+                kind="sequential", problem=True, stage=stage.id,
+                statement=f"{head}: not even a complete difference crosses a boundary at any look (last: n = "
+                          f"{seq.looks[-1]}, p = {complete_difference_p(seq.looks[-1]):.2g} ≥ "
+                          f"{bounds[-1]:.2g}), so the stage can show no separable difference.",
+                fix="add repeats (a later last look), or use pocock spending, which spends more α early"))
+            continue
+        k, n, bound = first
+        before = seq.looks[k - 2] if k > 1 else None
+        earlier = (f"; at the look before (n = {before}) p = {complete_difference_p(before):.2g} does not cross "
+                   f"{bounds[k - 2]:.2g}") if before is not None else ""
+        out.append(DesignFinding(
+            kind="sequential", problem=False, stage=stage.id,
+            statement=f"{head}: the earliest it can stop is look {k} (n = {n} per group), where a complete "
+                      f"difference gives p = {complete_difference_p(n):.2g} < boundary {bound:.2g}{earlier}; "
+                      f"without a difference it runs to {seq.looks[-1]}."))
+    return out
+
+
 def review_design(plan: Plan) -> DesignReview:
     """What ``plan`` can show before it runs: its comparisons at the planned n and its design findings."""
     a = plan.analysis
@@ -128,6 +163,7 @@ def review_design(plan: Plan) -> DesignReview:
         found = [c for c in comparisons if c.stage == stage]
         findings += [f for f in (_separability(plan, stage, found), _power_finding(plan, stage, found)) if f]
     findings += _one_sample(plan, set(stages))
+    findings += _sequential(plan)
     findings += unexercisable_checks(plan)
     effect = None if a.effect is None else Effect(control=a.effect.control, treatment=a.effect.treatment)
     return DesignReview(alpha=a.alpha, targetPower=a.power, effect=effect, comparisons=comparisons, findings=findings)

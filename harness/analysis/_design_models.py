@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
-DesignKind = Literal["not-separable", "underpowered", "one-sample", "not-exercisable"]
+DesignKind = Literal["not-separable", "underpowered", "one-sample", "not-exercisable", "sequential"]
 
 
 class _Out(BaseModel):

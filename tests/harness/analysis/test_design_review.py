@@ -142,3 +142,21 @@ def test_each_fix_clears_the_finding(change: Any) -> None:
     data = _unbound()
     change(data)
     assert not [f for f in _review(data).findings if f.kind == "not-exercisable"]
+
+
+def test_a_sequential_stage_says_the_earliest_look_it_can_stop_at() -> None:
+    """Looks 4, 8, …, 20 with O'Brien–Fleming at α 0.05: 4/4 vs 0/4 (p = 0.029) cannot cross look 1's
+    boundary (1.2e-05), 8/8 vs 0/8 (p = 0.00016) crosses look 2's (0.0019); looks that end at n = 3 cannot
+    stop at all, a design problem."""
+    from harness.plan import parse_plan
+    from tests.harness.runner.test_sequential_stopping import sequential_plan
+
+    (note,) = [f for f in review_design(parse_plan(sequential_plan())[0]).findings if f.kind == "sequential"]
+    assert not note.problem and note.stage == "simple"
+    assert "the earliest it can stop is look 2 (n = 8 per group), where a complete difference gives p = 0.00016 " \
+           "< boundary 0.0019; at the look before (n = 4) p = 0.029 does not cross 1.2e-05" in note.statement
+    data = sequential_plan()
+    simple = next(s for s in data["stages"] if s["id"] == "simple")
+    simple.update(repeats=3, sequential={**simple["sequential"], "looks": [2, 3]})
+    (stuck,) = [f for f in review_design(parse_plan(data)[0]).findings if f.kind == "sequential"]
+    assert stuck.problem and "can show no separable difference" in stuck.statement and stuck.fix
