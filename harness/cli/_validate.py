@@ -10,7 +10,7 @@ from rich.table import Table
 from harness.analysis import review_design
 from harness.plan import Plan, PlanError, load_plan, price_problems
 
-from ._app import EXIT_INVALID, app, err_console, plain, print_json
+from ._app import EXIT_INVALID, app, err_console, plain, print_json, reflow_help
 from ._design_view import EXIT_DESIGN, print_review
 
 
@@ -57,16 +57,19 @@ def summary_table(plan: Plan) -> Table:
 
 
 @app.command("validate")
+@reflow_help
 def validate_cmd(
     plan_path: str = typer.Argument(..., metavar="PLAN", help="The experiment plan JSON file."),
     as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
     strict: bool = typer.Option(False, "--strict", help=f"Exit {EXIT_DESIGN} when the design review finds a "
                                 "problem (for CI)."),
 ) -> None:
-    """Validate a plan: schema, protocol options and prices when budgeted; exit 2 with every error. Then
-    review its design: what each comparison can show at the planned n (smallest Fisher p, separable at the
-    plan's alpha, power for analysis.effect), repeats at temperature 0, required checks that cannot be
-    exercised; --strict exits 5 on any design problem."""
+    """Validate a plan (exit 2 with every error) and review its design (--strict: exit 5 on a problem).
+
+    Validation: schema, protocol options and prices when budgeted. The design review: what each
+    comparison can show at the planned n (smallest Fisher p, separable at the plan's alpha, power for
+    analysis.effect), repeats at temperature 0, required checks that cannot be exercised, and where a
+    sequential stage can first stop; --strict exits 5 on any design problem."""
     try:
         plan, sha256 = load_plan(plan_path)
     except PlanError as exc:
