@@ -5,7 +5,7 @@
 #
 # Idempotent: every step is skipped when its result is already in the cache folder, so the second
 # start takes seconds. The first start fetches ~500 MB from PyPI (a minute or two on a fast link) and
-# builds llama-server: 6–15 minutes measured on quiet 2-core machines (needs cmake and a C++
+# builds llama-server: 4–15 minutes measured on quiet 2-core machines (needs cmake and a C++
 # compiler: apt-get install cmake g++). While it downloads and builds it prints a line every
 # HEARTBEAT_EVERY_S seconds (default 20; scripts/_heartbeat.sh) with the time so far and the last
 # step reached (the package part, the build's "[ 42%]" / "[12/80]" counter); pip's output goes to
@@ -148,7 +148,7 @@ server_binary() {
       tar xzf "$DL/llama_cpp_python-$LLAMA_CPP_PYTHON.tar.gz" -C "$CACHE/src"
     fi
     local started=$SECONDS
-    say "building llama-server: 6–15 minutes measured on 2 cores ($(nproc) here), once; compiler output goes to $CACHE/build.log, the build's step counter here (an interrupted build resumes)"
+    say "building llama-server: 4–15 minutes measured on 2 cores ($(nproc) here), once; compiler output goes to $CACHE/build.log, the build's step counter here (an interrupted build resumes)"
     : > "$CACHE/cmake.log"
     : > "$CACHE/build.log"
     heartbeat_run "llama_server.sh: configuring the build" "$CACHE/cmake.log" \

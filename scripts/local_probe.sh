@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The local placement probe end to end, for docs/results/local-placement-probe.md: start llama-server
-# (scripts/llama_server.sh: fetched and built once, 6–15 min measured on 2 cores the first time) with
+# (scripts/llama_server.sh: fetched and built once, 4–15 min measured on 2 cores the first time) with
 # N slots, run plans/local-placement-probe/experiment-plan.json against it with --concurrency N, stop
 # the server, and print the numbers the write-up cites (pass rates, Wilson intervals, Fisher p per
 # comparison, failure modes, wall time, model and server versions, the machine's load average right
@@ -57,7 +57,7 @@ EOF
   say "SMOKE RUN: $REPEATS repeats per group (not the probe's numbers)"
 fi
 
-say "preparing llama-server (the first time: fetch ~500 MB and build it, 6–15 min measured on 2 cores)"
+say "preparing llama-server (the first time: fetch ~500 MB and build it, 4–15 min measured on 2 cores)"
 scripts/llama_server.sh --model "$MODEL" --port "$PORT" --parallel "$PARALLEL" --prepare-only --no-hints >/dev/null
 say "starting llama-server on 127.0.0.1:$PORT with $PARALLEL slots (log: $OUT/llama-server.log)"
 scripts/llama_server.sh --model "$MODEL" --port "$PORT" --parallel "$PARALLEL" > "$OUT/llama-server.log" 2>&1 &

@@ -76,7 +76,7 @@ def test_local_probe_on_a_cold_cache_prints_every_phase_and_a_heartbeat_while_it
             os.killpg(process.pid, 9)
             process.wait()
     text = "\n".join(t for _, t in lines)
-    order = ["local_probe.sh: preparing llama-server", "llama_server.sh: building llama-server: 6–15 minutes",
+    order = ["local_probe.sh: preparing llama-server", "llama_server.sh: building llama-server: 4–15 minutes",
              "llama_server.sh: built llama-server", "local_probe.sh: starting llama-server",
              "local_probe.sh: server ready", "] run started:", "] run finished:", "## Local placement probe"]
     positions = [text.find(marker) for marker in order]
