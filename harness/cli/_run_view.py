@@ -267,7 +267,7 @@ def dry_run(request: RunRequest, prices: PriceTable, review: DesignReview | None
     no model is called. The estimate counts the selected groups the preflight lets through (a group the
     provider rejects is not sent) and each agent call's output cap as sent (any thinking budget included)."""
     from harness.models import Usage
-    from harness.runner._runner import agent_limits
+    from harness.runner import agent_calls
 
     plan, s = request.plan, request.settings
     console.print(summary_table(plan))
@@ -278,7 +278,7 @@ def dry_run(request: RunRequest, prices: PriceTable, review: DesignReview | None
                 * sum(g.id not in held and (s.groups is None or g.id in s.groups) for g in plan.participants(st))
                 for st in plan.stages if s.stages is None or st.id in s.stages)
     steps = plan.budget.maxStepsPerRun or 12
-    out_cap = agent_limits(plan, s.agent_model).max_output_tokens or 1024
+    out_cap = agent_calls(s.agent_model, plan.models, plan.budget.maxOutputTokensPerCall).max_output_tokens or 1024
     first = _first_request_tokens(request)
     low_calls, high_calls = turns, turns * steps
     low_in, high_in = low_calls * first, sum(first + i * (out_cap + 200) for i in range(steps)) * turns

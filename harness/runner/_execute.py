@@ -29,6 +29,7 @@ from ._outputs import RENDER_INTERRUPTED, write_outputs
 from ._overrides import OverrideSpec, check_same_overrides
 from ._persist import RunDir
 from ._prices import PriceTable, build_price_table
+from ._reasoning import agent_calls
 from ._resume import recorded_settings
 from ._runner import Experiment, ProgressHook, Settings, StageHook, agent_limits
 from ._stops import interrupt_handlers
@@ -108,7 +109,7 @@ def run_preflight(request: RunRequest, groups: list[Any]) -> list[dict[str, Any]
     from harness.preflight import first_request, preflight
 
     plan, s = request.plan, request.settings
-    limits = agent_limits(plan, s.agent_model)
+    limits = agent_limits(plan, agent_calls(s.agent_model, plan.models, plan.budget.maxOutputTokensPerCall))
     host = HostOptions(maintenance=plan.maintenance)
     tools = BusinessTools({k: v.model_dump() for k, v in plan.agent.projects.items()}).schemas()
     out = []

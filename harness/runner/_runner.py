@@ -61,11 +61,11 @@ class Settings:
     """``--send-rejected``: send a group's requests even when the preflight says the provider rejects them."""
 
 
-def agent_limits(plan: Plan, model: str) -> RunLimits:
-    """The limits, sampling and provider parameters of every agent call of a trial on ``model`` (the
-    preflight builds the same request): the output cap includes any thinking budget (``_reasoning``)."""
+def agent_limits(plan: Plan, calls: AgentCalls) -> RunLimits:
+    """The limits, sampling and provider parameters of every agent call of a trial (the preflight builds
+    the same request); ``calls``: the agent's parameters and output cap with any thinking budget
+    (``_reasoning.agent_calls``, worked out once per run)."""
     budget = plan.budget
-    calls = agent_calls(model, plan.models, budget.maxOutputTokensPerCall)
     return RunLimits(
         max_steps=budget.maxStepsPerRun or 12,
         max_consecutive_tool_errors=plan.stop.maxConsecutiveToolErrors or 1_000_000,
@@ -140,7 +140,7 @@ class Experiment:
             model = factory(s.agent_model, api_base=s.api_base, prices=self.prices.get(s.agent_model))
             maintainer = model if s.maintainer_model == s.agent_model else factory(
                 s.maintainer_model, api_base=s.api_base, prices=self.prices.get(s.maintainer_model))
-            limits = agent_limits(plan, s.agent_model)
+            limits = agent_limits(plan, self.agent_calls)
             capacity = plan.models.capacityTokens
             if capacity is None and not s.agent_model.startswith("scripted/"):
                 capacity = model_capacity(s.agent_model)
