@@ -76,6 +76,9 @@ def preflight_lines(entries: list[dict[str, Any]], everything: bool = True) -> l
         lines.append(f"  {p['group']}: {p['verdict']}{rule}{sent}: {p['message']}")
         if everything and p.get("wire"):
             lines.append(f"    wire: {wire_shape(p['wire'])}")
+        if everything and p.get("treatment"):
+            by = f" ({p['treatmentRule']})" if p.get("treatmentRule") else " (no rule)"
+            lines.append(f"    state message: {p['treatment']}{by}: {p.get('treatmentDetail') or ''}".rstrip(": "))
     return lines
 
 

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from harness.models import ModelRequest, is_loopback
 from harness.wire import (
     SEVERITY,
+    Treatment,
     Verdict,
     VerdictKind,
     WireBuildError,
@@ -22,6 +23,7 @@ from harness.wire import (
     provider_of,
     request_wire_body,
     state_place,
+    state_treatment,
     thinking_in,
     worst,
 )
@@ -51,6 +53,10 @@ class Preflight(BaseModel):
     date: str | None = None
     flagged: bool = Field(description="The verdict is one of FLAGGED: a caveat of the report.")
     message: str = Field(description="What the provider does with the request, in words.")
+    treatment: Treatment | None = Field(None, description="What the state message becomes: own_message, merged, "
+                                        "prefill, new_turn, rejected, unknown (null: no state message, not rejected).")
+    treatmentRule: str | None = Field(None, description="The rule that decides the treatment (null: none does).")
+    treatmentDetail: str | None = Field(None, description="merged: with what; rejected: the provider's error.")
     verdicts: list[Verdict] = Field(default_factory=list, description="Every rule the body meets.")
     wire: WireView | None = Field(None, description="The body's turns as the provider receives them "
                                                     "(null: scripted, or no body could be built).")
@@ -66,19 +72,23 @@ def preflight(protocol: Protocol, model: str, api_base: str | None = None,
     base = {"protocol": protocol.key, "placement": protocol.state_placement, "model": model, "endsWith": ends}
     if model.startswith("scripted/"):
         return Preflight(**base, provider="scripted", verdict="ok", rule=None, flagged=False,
+                         treatment="own_message", treatmentDetail="a scripted model reads the messages as built",
                          message="scripted model: reads the trailing assistant message as the script decides")
     provider = provider_of(model)
     try:
         body = request_wire_body(model, request, api_base)
     except (WireBuildError, ValueError) as exc:
         return Preflight(**base, provider=provider, verdict="unknown", rule=None, flagged=True,
+                         treatment="unknown", treatmentDetail="no provider body could be built",
                          message=f"no provider body could be built, so no rule was checked: {exc}")
     verdicts = preflight_body(model, body, thinking=thinking_in(body), local=is_loopback(api_base))
     wire = analyze_wire(body)
     top = worst(verdicts)
+    treated = state_treatment(wire, verdicts)
     return Preflight(**base, provider=provider, verdict=top.kind, rule=top.rule, source=top.source, date=top.date,
                      flagged=top.kind in FLAGGED, message=_message(provider, wire, verdicts), verdicts=verdicts,
-                     wire=wire)
+                     wire=wire, treatment=treated.treatment, treatmentRule=treated.rule,
+                     treatmentDetail=treated.detail)
 
 
 def _message(provider: str | None, wire: WireView, verdicts: list[Verdict]) -> str:

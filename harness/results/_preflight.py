@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.wire import Verdict, VerdictKind, WireView
+from harness.wire import Treatment, Verdict, VerdictKind, WireView
 
 
 class PreflightEntry(BaseModel):
@@ -33,6 +33,11 @@ class PreflightEntry(BaseModel):
     sent: bool = Field(True, description="False: the provider rejects these requests and the run did not send "
                                          "them (its trials are skipped; --send-rejected sends them).")
     message: str
+    treatment: Treatment | None = Field(None, description="What the state message becomes on this route: "
+                                        "own_message, merged, prefill, new_turn, rejected, unknown (null: the "
+                                        "request has no state message and is not rejected).")
+    treatmentRule: str | None = Field(None, description="The rule that decides the treatment.")
+    treatmentDetail: str | None = Field(None, description="merged: with what; rejected: the provider's error.")
     verdicts: list[Verdict] = Field(default_factory=list)
     wire: WireView | None = Field(None, description="The request's turns as the provider receives them.")
 

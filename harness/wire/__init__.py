@@ -24,12 +24,14 @@ from ._build import (
     request_wire_body,
     thinking_budget,
 )
-from ._preflight import Verdict, preflight_body, thinking_in, worst
+from ._preflight import StateTreatment, Verdict, preflight_body, state_treatment, thinking_in, worst
 from ._rules import (
     RULE_BY_ID,
     RULES,
     SEVERITY,
+    TREATMENTS,
     Rule,
+    Treatment,
     VerdictKind,
     claude_takes_prefill,
     claude_version,
@@ -42,7 +44,10 @@ __all__ = [
     "RULES",
     "RULE_BY_ID",
     "SEVERITY",
+    "TREATMENTS",
     "Rule",
+    "StateTreatment",
+    "Treatment",
     "Turn",
     "Verdict",
     "VerdictKind",
@@ -63,6 +68,7 @@ __all__ = [
     "provider_of",
     "request_wire_body",
     "state_place",
+    "state_treatment",
     "thinking_budget",
     "thinking_in",
     "turns",

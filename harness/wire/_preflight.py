@@ -11,9 +11,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ._analysis import WireView
 from ._rules import (
     RULE_BY_ID,
     SEVERITY,
+    Treatment,
     VerdictKind,
     claude_takes_prefill,
     claude_version,
@@ -35,12 +37,53 @@ class Verdict(BaseModel):
     source: str | None = None
     date: str | None = None
     turn: int | None = Field(None, description="0-based index of the turn the verdict concerns, when one does.")
+    treatment: Treatment | None = Field(None, description="What the rule makes of the state message (own_message, "
+                                        "merged, prefill, new_turn, rejected, unknown); null: the rule says nothing "
+                                        "about it.")
 
 
 def _verdict(rule_id: str, turn: int | None = None, detail: str = "") -> Verdict:
     rule = RULE_BY_ID[rule_id]
     message = rule.says + (f" ({detail})" if detail else "")
-    return Verdict(kind=rule.kind, rule=rule.id, message=message, source=rule.source, date=rule.date, turn=turn)
+    return Verdict(kind=rule.kind, rule=rule.id, message=message, source=rule.source, date=rule.date, turn=turn,
+                   treatment=rule.treatment)
+
+
+class StateTreatment(BaseModel):
+    """What a request's state message becomes on a route: the treatment, the rule that says so, in words."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    treatment: Treatment | None = Field(description="null: the request carries no state message and is not rejected.")
+    rule: str | None = Field(description="The rule that decides it (null: the body alone says it, or no rule).")
+    detail: str = Field(description="merged: with what; rejected: the provider's error; otherwise what it means.")
+
+
+def state_treatment(view: WireView | None, verdicts: list[Verdict]) -> StateTreatment:
+    """The treatment of the request's state message, from the body's turns and the verdicts on them: a rejected
+    request is ``rejected`` (its rule's error); a rule on the state's own turn decides next (prefill, new turn,
+    unknown); else the state is ``merged`` into another turn or its ``own_message``. On the OpenAI format a state
+    no route rule speaks of is ``unknown``: the format says nothing about what the provider reads."""
+    refused = [v for v in verdicts if v.kind == "rejected"]
+    if refused:
+        first = refused[0]
+        return StateTreatment(treatment="rejected", rule=first.rule, detail=first.message)
+    if view is None or view.state is None:
+        return StateTreatment(treatment=None, rule=None, detail="the request carries no state message")
+    state = view.state
+    about = [v for v in verdicts if v.treatment is not None and v.turn == state.turn]
+    if about:
+        top = max(about, key=lambda v: SEVERITY[v.kind])
+        return StateTreatment(treatment=top.treatment, rule=top.rule, detail=top.message)
+    if not state.alone:
+        merged = next((v for v in verdicts if v.treatment == "merged" and v.turn == state.turn), None)
+        return StateTreatment(treatment="merged", rule=merged.rule if merged else None,
+                              detail=f"part of the {state.role} turn with the {' and the '.join(state.mergedWith)}")
+    if view.format == "openai":
+        return StateTreatment(treatment="unknown", rule=None,
+                              detail="no rule says what this route does with the message (the chat format does not)")
+    return StateTreatment(treatment="own_message", rule=None,
+                          detail=f"a {state.role} turn of its own, {state.fromEnd} turn(s) from the end")
 
 
 def thinking_in(body: dict[str, Any]) -> bool:
