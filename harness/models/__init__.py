@@ -4,7 +4,7 @@ Importing this package does not import litellm; the first model call does.
 """
 
 from ._cap import MAX_ANSWER_CHARS, MAX_TOOL_CALLS, cap_output
-from ._context import context_sizes, is_context_refusal
+from ._context import context_sizes, is_context_refusal, is_template_refusal
 from ._errors import ModelCallError, UnreadableInput
 from ._factory import make_model
 from ._info import model_capacity, supports_assistant_prefill
@@ -55,6 +55,7 @@ __all__ = [
     "ensure_litellm",
     "infra_kind",
     "is_context_refusal",
+    "is_template_refusal",
     "is_loopback",
     "looks_like_unparsed_tool_call",
     "make_model",

@@ -1,4 +1,16 @@
-"""Context-length refusals, as the servers word them (a set-up error, never retried).
+"""Deterministic refusals as the servers word them: context-length and chat-template errors (set-up
+errors of the experiment, never retried).
+
+Chat templates: a model's Jinja chat template may refuse a message list (``raise_exception``: Gemma,
+Mistral v0.3 and Devstral templates require alternating user/assistant roles). The same messages raise
+the same error on every attempt, whatever the status the server answers with: llama.cpp's server
+answers HTTP 500 ``Jinja Exception: Conversation roles must alternate user/assistant/user/assistant/...``
+(the template's exception is a ``std::exception``, server.cpp ``ex_wrapper``), or, where its automatic
+chat parser renders the template first, HTTP 400 ``Unable to generate parser for this template.
+Automatic parser generation failed: Jinja Exception: …`` (llama.cpp as vendored by llama-cpp-python
+0.3.36, common/chat.cpp); vLLM answers 400 with the template's message.
+
+Context length:
 
 litellm maps OpenAI's ``context_length_exceeded`` to ``ContextWindowExceededError``, but not every
 server's wording: llama.cpp's server answers HTTP 400 with ``"type": "exceed_context_size_error"``
@@ -30,6 +42,19 @@ _SIZES: tuple[tuple[re.Pattern[str], int | None, int | None], ...] = (
     (re.compile(r"maximum context length is (\d+)", re.IGNORECASE), None, 1),
 )
 _FIELDS = (re.compile(r'"?n_prompt_tokens"?\s*[:=]\s*(\d+)'), re.compile(r'"?n_ctx"?\s*[:=]\s*(\d+)'))
+
+
+_TEMPLATE = re.compile(
+    r"jinja exception|jinja2\.exceptions|templateerror|error calling raise_exception"
+    r"|unable to generate parser for this template|this custom template is not supported"
+    r"|conversation roles must alternate",
+    re.IGNORECASE,
+)
+
+
+def is_template_refusal(text: str) -> bool:
+    """True when an error's text is a chat template's refusal of the messages (deterministic)."""
+    return bool(_TEMPLATE.search(text))
 
 
 def is_context_refusal(text: str) -> bool:

@@ -4,12 +4,16 @@
 
 litellm folds several transport failures into ``InternalServerError`` with status 500: a dropped
 connection reads "Connection error.", a body that is not JSON carries the JSON decoder's message.
-Those are told apart by the message; everything else by class, then status.
+Those are told apart by the message; everything else by class, then status. A chat template's refusal
+(``_context.is_template_refusal``: llama.cpp answers it with HTTP 500) is ``rejected``, like a 4xx: the same
+messages are refused again, so it is never retried.
 """
 
 from __future__ import annotations
 
 import re
+
+from ._context import is_template_refusal
 
 _CLASS_KINDS = {
     "RateLimitError": "rate_limit",
@@ -35,6 +39,8 @@ def infra_kind(error_class: str | None, status_code: int | None, message: str | 
     kind = _CLASS_KINDS.get(error_class or "")
     if kind is not None:
         return kind
+    if is_template_refusal(text):
+        return "rejected"
     if _CONNECTION.search(text):
         return "connection"
     if _MALFORMED.search(text):

@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ._context import is_context_refusal
+from ._context import is_context_refusal, is_template_refusal
 
 Decision = Literal["retry", "infrastructure", "provider_rejected", "context_window", "defect"]
 
@@ -36,6 +36,8 @@ def classify(exc: BaseException, litellm: Any) -> Classified:
         decision = "context_window"  # llama.cpp's exceed_context_size_error and kin: a set-up error, never retried
     elif isinstance(exc, exceptions.BadRequestError | exceptions.UnprocessableEntityError):
         decision = "provider_rejected"
+    elif is_template_refusal(str(exc)):
+        decision = "provider_rejected"  # a chat template that raises (llama.cpp: HTTP 500) raises again: never retried
     elif _missing_credentials(exc):
         decision = "infrastructure"  # litellm reports a missing API key as a 500; retrying cannot help
     elif isinstance(

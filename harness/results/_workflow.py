@@ -14,7 +14,8 @@ INFRA_KINDS: tuple[str, ...] = ("rate_limit", "server_error", "timeout", "connec
 error of the experiment, never retried)."""
 INFRA_KIND_WORDS: dict[str, str] = {
     "rate_limit": "rate limit (429)", "server_error": "server error (5xx)", "timeout": "timeout",
-    "connection": "connection lost", "malformed": "malformed response", "rejected": "request rejected (4xx)",
+    "connection": "connection lost", "malformed": "malformed response",
+    "rejected": "request rejected (4xx, or a chat template's error)",
     "context_window": "context window exceeded",
     "unsupported_input": "set-up: the scripted model cannot read this input", "other": "other",
 }

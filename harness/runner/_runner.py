@@ -37,6 +37,7 @@ from ._gating import (
 from ._persist import RunDir
 from ._prices import PriceTable
 from ._reasoning import AgentCalls, agent_calls
+from ._refusals import RefusalMemo
 from ._sequential import LookBarrier
 from ._stops import InfraMonitor
 from ._storage import StorageError, storage_problem
@@ -115,6 +116,8 @@ class Experiment:
         self.storage_error: StorageError | None = None
         """The first write the disk refused (full, read-only): the run stops, ``_storage``."""
         self._agent_calls: AgentCalls | None = None
+        self.refusals = RefusalMemo()
+        """The run's deterministic refusals: an identical request is never sent again (``_refusals``)."""
 
     @property
     def agent_calls(self) -> AgentCalls:
@@ -137,6 +140,7 @@ class Experiment:
         if group.id not in self._engines:
             plan, s = self.plan, self.settings
             factory = s.model_factory if self.cache is None else cached_factory(s.model_factory, self.cache)
+            factory = self.refusals.wrap(factory)
             model = factory(s.agent_model, api_base=s.api_base, prices=self.prices.get(s.agent_model))
             maintainer = model if s.maintainer_model == s.agent_model else factory(
                 s.maintainer_model, api_base=s.api_base, prices=self.prices.get(s.maintainer_model))
