@@ -1,13 +1,16 @@
-"""Strict loopback emulators of provider APIs (Anthropic Messages, Gemini generateContent) for tests.
+"""Strict loopback emulators of provider APIs (Anthropic Messages, Gemini generateContent, llama.cpp's server).
 
 Reached through litellm's real client: ``anthropic/<model>`` with ``api_base="http://127.0.0.1:PORT"``
 (litellm appends ``/v1/messages``), ``gemini/<model>`` with ``api_base="http://127.0.0.1:PORT/v1beta"``
-(litellm appends ``/models/<model>:generateContent``). Each enforces its provider's documented rules
-and plays the scripted oracle; see the modules for the rules.
+(litellm appends ``/models/<model>:generateContent``), ``openai/<alias>`` with
+``api_base="http://127.0.0.1:PORT/v1"`` for llama.cpp's server (its ``/apply-template`` and ``/props`` sit at
+the root). Each enforces its provider's documented rules and plays the scripted oracle; see the modules.
 """
 
 from ._anthropic import AnthropicEmulator, Exchange
 from ._gemini import PLACEHOLDER, GeminiEmulator
+from ._llamacpp import GEMMA, QWEN, LlamaCppEmulator
 from ._loopback import running_app
 
-__all__ = ["PLACEHOLDER", "AnthropicEmulator", "Exchange", "GeminiEmulator", "running_app"]
+__all__ = ["GEMMA", "PLACEHOLDER", "QWEN", "AnthropicEmulator", "Exchange", "GeminiEmulator", "LlamaCppEmulator",
+           "running_app"]
