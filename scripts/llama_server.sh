@@ -18,12 +18,23 @@
 # litellm's counter, ~1.8× that in Qwen's chat template (≈ 4,500), plus the plan's 1,024-token output
 # cap ≈ 5,500.
 #
+# Prefill: llama-server reads a trailing assistant message as a prefill by default (the prompt ends inside
+# it and the model continues it; placement A's state message); --no-prefill-assistant passes the server's
+# flag of that name (common/arg.cpp of the pinned llama.cpp: "if the last message is an assistant message
+# then it will be treated as a full message and not prefilled"), so A becomes a finished message followed
+# by a new assistant turn, as on OpenAI's API. The harness asks the server which it does (POST
+# /apply-template) and prints it in `harness run --dry-run` (README, "A real model, locally").
+#
 # usage: scripts/llama_server.sh [--model qwen|smollm2] [--port PORT] [--parallel N] [--slot-context T]
+#                                [--no-prefill-assistant] [--chat-template-file FILE]
 #                                [--cache DIR] [--prepare-only] [--no-hints]
 #   --model         qwen (Qwen2.5-Coder-0.5B-Instruct Q4, 491 MB, default) or smollm2 (SmolLM2-135M-Instruct)
 #   --port          port on 127.0.0.1 (default 8080)
 #   --parallel      server slots = requests served at once = harness run --concurrency (default 2)
 #   --slot-context  context tokens per slot (default 8192); the server gets -c PARALLEL × SLOT_CONTEXT
+#   --no-prefill-assistant  a trailing assistant message is a full message and a new turn opens (server default: prefill)
+#   --chat-template-file    render with this Jinja chat template instead of the model's own (e.g. one that
+#                   requires alternating roles, to see what the harness makes of a template that refuses)
 #   --cache         cache folder (default $PLACEMENT_HARNESS_CACHE or ~/.cache/placement-harness)
 #   --prepare-only  fetch and build, print the server command, do not start it
 #   --no-hints      do not list the commands to run next (scripts/local_probe.sh runs them itself)
@@ -36,6 +47,8 @@ SLOT_CONTEXT=8192
 CACHE=${PLACEMENT_HARNESS_CACHE:-$HOME/.cache/placement-harness}
 PREPARE_ONLY=0
 HINTS=1
+PREFILL=1
+TEMPLATE_FILE=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --model) MODEL=$2; shift 2 ;;
@@ -43,6 +56,8 @@ while [ $# -gt 0 ]; do
     --parallel) PARALLEL=$2; shift 2 ;;
     --slot-context) SLOT_CONTEXT=$2; shift 2 ;;
     --cache) CACHE=$2; shift 2 ;;
+    --no-prefill-assistant) PREFILL=0; shift ;;
+    --chat-template-file) TEMPLATE_FILE=$2; shift 2 ;;
     --prepare-only) PREPARE_ONLY=1; shift ;;
     --no-hints) HINTS=0; shift ;;
     -h|--help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
@@ -170,11 +185,22 @@ SERVER=$(server_binary)
 API_BASE="http://127.0.0.1:$PORT/v1"
 CONTEXT=$(( PARALLEL * SLOT_CONTEXT ))
 CMD=("$SERVER" -m "$GGUF" --host 127.0.0.1 --port "$PORT" --jinja --parallel "$PARALLEL" -c "$CONTEXT" --alias "$MODEL")
+[ "$PREFILL" = 1 ] || CMD+=(--no-prefill-assistant)
+if [ -n "$TEMPLATE_FILE" ]; then
+  [ -f "$TEMPLATE_FILE" ] || { say "--chat-template-file: no file $TEMPLATE_FILE"; exit 2; }
+  CMD+=(--chat-template-file "$(cd "$(dirname "$TEMPLATE_FILE")" && pwd)/$(basename "$TEMPLATE_FILE")")
+fi
 say "model $GGUF"
 say "$PARALLEL slots × $SLOT_CONTEXT context tokens (-c $CONTEXT): run the harness with --concurrency $PARALLEL"
+if [ "$PREFILL" = 1 ]; then
+  say "a trailing assistant message is a prefill (the server's default; --no-prefill-assistant makes it a new turn)"
+else
+  say "--no-prefill-assistant: a trailing assistant message is a full message, followed by a new assistant turn"
+fi
 if [ "$HINTS" = 1 ]; then
   cat >&2 <<EOF
-llama_server.sh: then, from the project folder:
+llama_server.sh: then, from the project folder (the dry run asks the server what A becomes: prefill or new_turn):
+  .venv/bin/harness run plans/local-placement-probe/experiment-plan.json --model openai/$MODEL --api-base $API_BASE --dry-run
   .venv/bin/harness run plans/local-placement-probe/experiment-plan.json --model openai/$MODEL --api-base $API_BASE --concurrency $PARALLEL
   .venv/bin/harness run plans/unified-mapping-ab-20261005/experiment-plan.json --model openai/$MODEL --api-base $API_BASE --concurrency $PARALLEL
   .venv/bin/harness converse --protocol unified@3 --model openai/$MODEL --api-base $API_BASE \\

@@ -12,11 +12,15 @@
 # progress lines.
 #
 # usage: scripts/local_probe.sh [--model qwen|smollm2] [--parallel N] [--port P] [--out DIR] [--repeats R]
+#                              [--no-prefill-assistant]
 #   --parallel  server slots and harness --concurrency (default 2: one per core on a 2-core machine)
 #   --port      port on 127.0.0.1 for the server (default 8090)
 #   --out       output folder (default reports/local-placement-probe/<UTC time>); the run is OUT/run,
 #               the server's log OUT/llama-server.log
 #   --repeats   a smoke run: a copy of the plan with R repeats per group (its numbers are not the probe's)
+#   --no-prefill-assistant  start the server with it: A's trailing state message is a finished message and a
+#               new assistant turn opens (server default: a prefill); the numbers name the treatment the
+#               harness read from the server (report.json preflight)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -26,6 +30,7 @@ PARALLEL=2
 PORT=8090
 OUT=""
 REPEATS=""
+SERVER_FLAGS=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --model) MODEL=$2; shift 2 ;;
@@ -33,6 +38,7 @@ while [ $# -gt 0 ]; do
     --port) PORT=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --repeats) REPEATS=$2; shift 2 ;;
+    --no-prefill-assistant) SERVER_FLAGS+=(--no-prefill-assistant); shift ;;
     -h|--help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
     *) echo "local_probe.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -60,7 +66,8 @@ fi
 say "preparing llama-server (the first time: fetch ~500 MB and build it, 4–15 min measured on 2 cores)"
 scripts/llama_server.sh --model "$MODEL" --port "$PORT" --parallel "$PARALLEL" --prepare-only --no-hints >/dev/null
 say "starting llama-server on 127.0.0.1:$PORT with $PARALLEL slots (log: $OUT/llama-server.log)"
-scripts/llama_server.sh --model "$MODEL" --port "$PORT" --parallel "$PARALLEL" > "$OUT/llama-server.log" 2>&1 &
+scripts/llama_server.sh --model "$MODEL" --port "$PORT" --parallel "$PARALLEL" ${SERVER_FLAGS[@]+"${SERVER_FLAGS[@]}"} \
+  > "$OUT/llama-server.log" 2>&1 &
 SERVER_PID=$!
 trap 'kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true' EXIT
 API_BASE="http://127.0.0.1:$PORT/v1"
