@@ -4,8 +4,9 @@ usage: .venv/bin/python scripts/probe_numbers.py RUN_DIR [--wall-seconds S] [--e
            [--server-version TEXT] [--server-command TEXT] [--model-file PATH] [--machine TEXT] [--smoke R]
 
 Everything comes from RUN_DIR/report.json (the harness's own statistics: Wilson intervals and
-two-sided Fisher p from harness.analysis); the sentinel comparison v2 vs v1 is added with the same
-function. scripts/local_probe.sh runs it after the probe.
+two-sided Fisher p from harness.analysis; the treatment of each group's state message as the preflight
+read it from the local server); the sentinel comparison v2 vs v1 is added with the same function.
+scripts/local_probe.sh runs it after the probe.
 """
 
 from __future__ import annotations
@@ -44,6 +45,16 @@ def _sha256(path: str) -> str:
     return digest.hexdigest()
 
 
+def _server(report: dict[str, Any]) -> str:
+    """What the preflight found the server to be and how it rendered the requests (report.json preflight)."""
+    server = next((p["localServer"] for p in report.get("preflight") or [] if p.get("localServer")), None)
+    if server is None:
+        return "not asked (a report from before the harness asked local servers)"
+    digest = server.get("chatTemplateSha256")
+    template = f", chat template sha256 `{digest[:16]}…`" if digest else ""
+    return f"{server['kind']} (`{server['detectedBy']}`{template}); {server['message']}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run_dir", type=Path)
@@ -74,15 +85,17 @@ def main() -> None:
         f"- server: {args.server_version.strip()}; `{args.server_command.strip()}`",
         f"- harness {report['harnessVersion']} at commit `{_commit()}`",
         f"- machine: {args.machine}",
+        f"- local server, as the harness asked it before the run: {_server(report)}",
         f"- wall time: {wall} for `harness run` (report: {spent['wallSeconds']:.0f} s of trials); "
         f"{spent['llmCalls']} model calls, {spent['inputTokens']:,} input + {spent['outputTokens']:,} output tokens "
         "(provider-reported); cost: "
         + ("price unknown (local model)" if spent.get("usd") is None else f"${spent['usd']:.4f}"),
         "",
-        "| group | placement | stage | passes / n | pass rate | Wilson 95% | failure modes | error trials "
-        "| distinct answers |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| group | placement | the state message, read from the server | stage | passes / n | pass rate | Wilson 95% "
+        "| failure modes | error trials | distinct answers |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
+    treatments = {p["group"]: p.get("treatment") or "—" for p in report.get("preflight") or []}
     counts: dict[tuple[str, str], tuple[int, int]] = {}
     for group in report["groups"]:
         for stage in group["stages"]:
@@ -94,7 +107,8 @@ def main() -> None:
             protocol = group["protocol"]
             placement = (protocol.get("options") or {}).get("stateMessagePlacement") \
                 or f"{protocol['id']}@{protocol['version']}"
-            out.append(f"| {group['id']} | {placement} | {stage['id']} | {rate['passes']}/{rate['n']} | "
+            out.append(f"| {group['id']} | {placement} | {treatments.get(group['id'], '—')} | {stage['id']} | "
+                       f"{rate['passes']}/{rate['n']} | "
                        f"{_rate(rate['passes'], rate['n'])} | "
                        f"{', '.join(f'{m} ×{k}' for m, k in modes.most_common()) or '—'} | "
                        f"{sum(t['status'] == 'error' for t in trials)} | {len(answers)} |")

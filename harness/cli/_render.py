@@ -19,9 +19,12 @@ def render_cmd(
         "--option", help="Protocol option KEY=VALUE, repeatable, e.g. stateMessagePlacement=trailing_user.")] = None,
     model: Annotated[str | None, typer.Option(
         "--model", help="A litellm model string: add the provider preflight of this request's body, built offline "
-                        "by litellm without any call: the verdicts of the provider rules (rejected, prefill, "
+                        "by litellm without any model call: the verdicts of the provider rules (rejected, prefill, "
                         "merged ...) with their sources, and the turns the provider receives.")] = None,
-    api_base: Annotated[str | None, typer.Option("--api-base", help="Server the model is served from.")] = None,
+    api_base: Annotated[str | None, typer.Option(
+        "--api-base", help="Server the model is served from. A loopback one (llama.cpp, vLLM) is asked how it "
+                           "renders the request (llama.cpp POST /apply-template, vLLM POST /tokenize): its chat "
+                           "template says whether the state message is a prefill, a new turn or refused.")] = None,
 ) -> None:
     """Print {"messages", "sources", "tools"}: the request exactly as handed to litellm, one source per message.
 
@@ -38,8 +41,9 @@ def render_cmd(
     out = request.wire()
     if model is not None:
         from harness.models import ModelRequest
-        from harness.preflight import preflight
+        from harness.preflight import local_server, preflight
 
         sent = ModelRequest(messages=request.messages, tools=request.tools, max_output_tokens=1024)
-        out["preflight"] = preflight(proto, model, api_base, request=sent).model_dump(mode="json")
+        server = local_server(model, api_base)  # a loopback server is asked how it renders the body
+        out["preflight"] = preflight(proto, model, api_base, request=sent, server=server).model_dump(mode="json")
     print_json(out)

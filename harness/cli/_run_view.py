@@ -42,7 +42,7 @@ from ._validate import planned_trials, summary_table
 T = TypeVar("T")
 
 __all__ = ["Progress", "budget_text", "console", "continue_hint", "dry_run", "guarded", "preflight_lines",
-           "price_refused", "summary", "where"]
+           "price_refused", "server_lines", "summary", "where"]
 _COLOURS = {"passed": "green", "failed": "red", "inconclusive": "yellow", "skipped": "grey50",
             "not_reached": "grey50"}
 
@@ -62,6 +62,14 @@ def wire_shape(wire: dict[str, Any] | None) -> str:
     """The turns a provider receives: ``assistant[header] · user[user input + state]``."""
     turns = (wire or {}).get("turns") or []
     return " · ".join(f"{t['role']}[{' + '.join(dict.fromkeys(t['blocks'])) or 'empty'}]" for t in turns)
+
+
+def server_lines(entries: list[dict[str, Any]]) -> list[str]:
+    """The local server the preflight asked, said once for the run (P-80): what it is and how it renders."""
+    server = next((p["localServer"] for p in entries if p.get("localServer")), None)
+    if server is None:
+        return []
+    return [f"  local server {server['apiBase']}: {server['message']}"]
 
 
 def preflight_lines(entries: list[dict[str, Any]], everything: bool = True) -> list[str]:
@@ -301,6 +309,8 @@ def dry_run(request: RunRequest, prices: PriceTable, review: DesignReview | None
     console.print(f"budget: {budget_text(request)}", markup=False, soft_wrap=True)
     console.print(f"preflight on {s.agent_model}: each group's first request as its provider receives it (built "
                   "offline by litellm) and the provider rules it meets:", markup=False, soft_wrap=True)
+    for line in server_lines(checks):
+        console.print(line, markup=False, soft_wrap=True, highlight=False)
     for line in preflight_lines(checks):
         console.print(line, markup=False, soft_wrap=True, highlight=False)
     for st in plan.stages:

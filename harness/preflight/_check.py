@@ -30,6 +30,7 @@ from harness.wire import (
 from protocols import Protocol
 
 from ._request import first_request
+from ._server import LocalServer, Rendering, ServerInfo, rendered_verdicts
 
 FLAGGED: frozenset[str] = frozenset({"merged", "note", "prefill", "unknown", "rejected"})
 """Verdict kinds a report names as a caveat: the provider does not receive the request as the harness
@@ -60,11 +61,18 @@ class Preflight(BaseModel):
     verdicts: list[Verdict] = Field(default_factory=list, description="Every rule the body meets.")
     wire: WireView | None = Field(None, description="The body's turns as the provider receives them "
                                                     "(null: scripted, or no body could be built).")
+    rendered: list[Rendering] = Field(default_factory=list, description="How the local server rendered the "
+                                      "request, asked before the run (empty: not a local server, or it renders "
+                                      "nothing it can be asked for).")
+    localServer: ServerInfo | None = Field(None, description="What the local server is, as it answered (null: "
+                                                             "not asked).")
 
 
 def preflight(protocol: Protocol, model: str, api_base: str | None = None,
-              request: ModelRequest | None = None) -> Preflight:
-    """The verdict on ``request`` (default: the protocol's first request on a one-input session) for ``model``."""
+              request: ModelRequest | None = None, server: LocalServer | None = None) -> Preflight:
+    """The verdict on ``request`` (default: the protocol's first request on a one-input session) for ``model``.
+    ``server``: the local server behind a loopback ``api_base``, asked how it renders the body (``_server``);
+    its reading replaces the table's "unknown" for a local server."""
     if request is None:
         projected = first_request(protocol)
         request = ModelRequest(messages=projected.messages, tools=projected.tools, max_output_tokens=1024)
@@ -83,12 +91,19 @@ def preflight(protocol: Protocol, model: str, api_base: str | None = None,
                          message=f"no provider body could be built, so no rule was checked: {exc}")
     verdicts = preflight_body(model, body, thinking=thinking_in(body), local=is_loopback(api_base))
     wire = analyze_wire(body)
+    rendered: list[Rendering] = []
+    about = None
+    if server is not None and wire.format == "openai":
+        about = server.about()
+        rendering = server.render(body)
+        verdicts = rendered_verdicts(verdicts, rendering, wire, about)
+        rendered = [rendering] if rendering is not None else []
     top = worst(verdicts)
     treated = state_treatment(wire, verdicts)
     return Preflight(**base, provider=provider, verdict=top.kind, rule=top.rule, source=top.source, date=top.date,
                      flagged=top.kind in FLAGGED, message=_message(provider, wire, verdicts), verdicts=verdicts,
                      wire=wire, treatment=treated.treatment, treatmentRule=treated.rule,
-                     treatmentDetail=treated.detail)
+                     treatmentDetail=treated.detail, rendered=rendered, localServer=about)
 
 
 def _message(provider: str | None, wire: WireView, verdicts: list[Verdict]) -> str:

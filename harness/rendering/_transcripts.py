@@ -7,7 +7,12 @@ the turns the provider receives (``harness.wire``); not for scripted models, whi
 report.html shows at most ``EMBED_TEXT`` characters of any one text (a message, an answer, a tool
 call's arguments or result) and ``EMBED_PER_TRIAL`` characters of one trial's transcript; what is
 left out is marked, and the trial's transcript file keeps every character (a server that
-ignored ``max_tokens`` made a 126 MB report.html)."""
+ignored ``max_tokens`` made a 126 MB report.html).
+
+On a local server the preflight asked how the server renders each group's first request (P-80,
+report.json ``preflight[].rendered``: the prompt's tail, what it makes of the state message, or the
+template's error); the first trial of that group and stage shows it above its requests, the whole prompt
+being in the run directory's ``rendered/`` folder."""
 
 from __future__ import annotations
 
@@ -175,10 +180,22 @@ def _provider_body(snap: dict[str, Any], budget: _Budget) -> dict[str, Any]:
             "providerTurns": turns}
 
 
+def _renderings(report: dict[str, Any]) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """(group, stage) → how the local server rendered the group's requests before the run (none elsewhere)."""
+    out: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for entry in report.get("preflight") or []:
+        shown = [{**r, "tail": r.get("tail") or ""} for r in entry.get("rendered") or [] if isinstance(r, dict)]
+        if shown:
+            out[(str(entry.get("group")), str(entry.get("stage")))] = shown
+    return out
+
+
 def trial_views(report: dict[str, Any], transcripts: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
-    """One view per trial of the report, in group, stage, repeat order, with checks linked to evidence."""
+    """One view per trial of the report, in group, stage, repeat order, with checks linked to evidence; the
+    first trial of a group's preflight stage carries the local server's rendering of its first request."""
     used: set[str] = set()
     out = []
+    rendered = _renderings(report)
     for group in report.get("groups", []):
         for stage in group.get("stages", []):
             for trial in stage.get("trials", []):
@@ -188,7 +205,8 @@ def trial_views(report: dict[str, Any], transcripts: dict[str, list[dict[str, An
                 runs = [{**r, **{k: budget.clip(str(r[k])) for k in ("input", "finalAnswer") if r.get(k) is not None}}
                         for r in trial.get("runs", []) if isinstance(r, dict)]
                 snaps = [_snapshot(s, anchors, budget) for s in transcripts.get(tid, [])]
-                out.append({"id": tid, "anchor": anchor("trial", tid), "group": group.get("id"),
+                renderings = rendered.pop((str(group.get("id")), str(stage.get("id"))), [])
+                out.append({"rendered": renderings,"id": tid, "anchor": anchor("trial", tid), "group": group.get("id"),
                             "stage": stage.get("id"), "status": trial.get("status"),
                             "reason": trial.get("error") or trial.get("reason"),
                             "failureMode": trial.get("failureMode"), "failureDetail": trial.get("failureDetail"),

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.preflight import Rendering, ServerInfo
 from harness.wire import Treatment, Verdict, VerdictKind, WireView
 
 
@@ -40,10 +41,31 @@ class PreflightEntry(BaseModel):
     treatmentDetail: str | None = Field(None, description="merged: with what; rejected: the provider's error.")
     verdicts: list[Verdict] = Field(default_factory=list)
     wire: WireView | None = Field(None, description="The request's turns as the provider receives them.")
+    rendered: list[Rendering] = Field(default_factory=list, description="A local server's rendering of the "
+                                      "request, asked before the run: the prompt's tail and what it makes of "
+                                      "the state message, or the template's error (the whole prompt: rendered/).")
+    localServer: ServerInfo | None = Field(None, description="The local server as it answered (null: not asked); "
+                                                             "the same on every entry of a run.")
+
+
+UNRENDERED = "local-server-unrendered"
 
 
 def preflight_caveats(entries: list[dict[str, Any]]) -> list[str]:
-    """One caveat per flagged entry (``preflight GROUP (PROTOCOL on MODEL): VERDICT: …``)."""
-    return [f"preflight {p['group']} ({p['protocol']} on {p['model']}): {p['verdict']}"
+    """One caveat per flagged entry (``preflight GROUP (PROTOCOL on MODEL): VERDICT: …``); a local server is
+    named once, and the groups it left ``unknown`` because it renders nothing share one caveat."""
+    out: list[str] = []
+    server = next((p["localServer"] for p in entries if p.get("localServer")), None)
+    if server is not None:
+        out.append(f"local server at {server['apiBase']} ({server['kind']}, {server['detectedBy']}): "
+                   f"{server['message']}")
+    unrendered = [p for p in entries if p.get("flagged") and p.get("rule") == UNRENDERED]
+    out += [f"preflight {p['group']} ({p['protocol']} on {p['model']}): {p['verdict']}"
             + ("" if p.get("sent", True) else ", not sent") + f": {p['message']}"
-            for p in entries if p.get("flagged")]
+            for p in entries if p.get("flagged") and p.get("rule") != UNRENDERED]
+    if unrendered:
+        groups = ", ".join(p["group"] for p in unrendered)
+        out.append(f"preflight {groups} on {unrendered[0]['model']}: unknown: the local server renders nothing the "
+                   "harness can ask for, so what its chat template makes of the state message is not known "
+                   f"[{UNRENDERED}]")
+    return out

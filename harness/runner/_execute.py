@@ -101,17 +101,21 @@ def prepare_prices(request: RunRequest) -> PriceTable:
                              request.cli_prices, effective_budget(request).maxUsd, s.api_base)
 
 
-def run_preflight(request: RunRequest, groups: list[Any]) -> list[dict[str, Any]]:
+def run_preflight(request: RunRequest, groups: list[Any],
+                  prompts: dict[str, str] | None = None) -> list[dict[str, Any]]:
     """The provider preflight (P-80) of every group on the agent model, before any call: the verdicts
     on the body litellm builds offline for the group's first request (its first selected stage's first
     input, with the plan's agent, tools, output cap and sampling). ``sent`` is False for a group the
-    provider is known to reject, unless ``--send-rejected``."""
-    from harness.preflight import first_request, preflight
+    provider is known to reject, unless ``--send-rejected``. On a loopback ``api_base`` the local server
+    is asked once per group how it renders the body (``harness.preflight.LocalServer``, bounded by its
+    timeout); ``prompts`` (when given) receives each rendered prompt as ``GROUP.REQUEST`` → text."""
+    from harness.preflight import first_request, local_server, preflight
 
     plan, s = request.plan, request.settings
     limits = agent_limits(plan, agent_calls(s.agent_model, plan.models, plan.budget.maxOutputTokensPerCall))
     host = HostOptions(maintenance=plan.maintenance)
     tools = BusinessTools({k: v.model_dump() for k, v in plan.agent.projects.items()}).schemas()
+    server = local_server(s.agent_model, s.api_base)  # one per run: it says what it is once
     out = []
     for group in groups:
         stage = next((st for st in plan.stages if (s.stages is None or st.id in s.stages)
@@ -124,7 +128,9 @@ def run_preflight(request: RunRequest, groups: list[Any]) -> list[dict[str, Any]
             messages=projected.messages, tools=projected.tools, max_output_tokens=limits.max_output_tokens,
             temperature=limits.temperature, top_p=limits.top_p, seed=limits.seed,
             timeout_seconds=limits.timeout_seconds, extra=limits.extra)
-        verdict = preflight(protocol, s.agent_model, s.api_base, request=model_request)
+        verdict = preflight(protocol, s.agent_model, s.api_base, request=model_request, server=server)
+        if prompts is not None:
+            prompts.update({f"{group.id}.{r.request}": r.prompt for r in verdict.rendered if r.prompt})
         sent = verdict.verdict != "rejected" or s.send_rejected
         out.append({"group": group.id, "stage": stage.id, **verdict.model_dump(mode="json"), "sent": sent})
     return out
@@ -168,7 +174,8 @@ async def _execute(request: RunRequest, prices: PriceTable, run_dir: RunDir, on_
         manifest = run_dir.check_resume(request.plan_sha256)
         check_same_overrides(manifest.get("overrides"), request.override_spec, str(run_dir.path))
     groups = [g for g in plan.groups if settings.groups is None or g.id in settings.groups]
-    checks = run_preflight(request, groups)
+    prompts: dict[str, str] = {}
+    checks = run_preflight(request, groups, prompts)
     if request.resume:
         run_dir.update_manifest(settings=recorded_settings(request), resumedAt=now())
     else:
@@ -181,6 +188,7 @@ async def _execute(request: RunRequest, prices: PriceTable, run_dir: RunDir, on_
             "settings": recorded_settings(request), "overrides": request.override_spec.stored(),
         })
         run_dir.write_plan(plan)
+    run_dir.write_rendered(prompts)  # a resume renders again and keeps what the server says now
     previous = run_dir.records() if request.resume else []
     try:
         store = SqliteStore(run_dir.store_path)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -39,6 +40,8 @@ TRIALS = "trials.jsonl"
 CALLS = "calls.jsonl"
 STORE = "store.sqlite"
 PLAN = "plan.json"
+RENDERED = "rendered"
+"""The prompts a local server rendered for the preflight, one file per group and request."""
 
 
 class ResumeRefused(InvalidInput):
@@ -67,6 +70,17 @@ class RunDir:
     def write_plan(self, plan: BaseModel) -> None:
         with self._writing():
             _write_json(self.path / PLAN, plan.model_dump(mode="json", by_alias=True))
+
+    def write_rendered(self, prompts: dict[str, str]) -> None:
+        """``rendered/<group>.<request>.txt``: each prompt the local server rendered before the run (P-80)."""
+        if not prompts:
+            return
+        with self._writing():
+            folder = self.path / RENDERED
+            folder.mkdir(exist_ok=True)
+            for name, prompt in prompts.items():
+                safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
+                (folder / f"{safe}.txt").write_text(prompt, encoding="utf-8")
 
     @contextmanager
     def _writing(self) -> Iterator[None]:

@@ -52,6 +52,9 @@ class Rule:
 
 _ANTHROPIC_LIKE = ("anthropic", "bedrock_converse")
 _LITELLM = "litellm 1.110.2 source (shared notes, providers.md)"
+_LOCAL = ("the server's own rendering of the request, asked before the run: llama.cpp POST /apply-template (the chat "
+          "path without inference, tools/server/server-context.cpp; a trailing assistant message is a prefill unless "
+          "--no-prefill-assistant), vLLM POST /tokenize + /detokenize")
 RULES: tuple[Rule, ...] = (
     Rule("bedrock-first-message-user", ("bedrock_converse",), "rejected",
          "Bedrock rejects a conversation whose first message is not a user message "
@@ -119,6 +122,30 @@ RULES: tuple[Rule, ...] = (
          "a local OpenAI-compatible server decides by its chat template: llama.cpp's server treats a trailing "
          "assistant message as a prefill, most chat templates start a new turn",
          "shared notes, litellm.md (provider behaviour that bears on placement)", "2026", treatment="unknown"),
+    # A local server asked before the run (harness.preflight._server): the verdict is its own rendering.
+    Rule("local-template-prefill", ("openai",), "prefill",
+         "the local server, asked before the run, renders the request ending inside the trailing assistant message: "
+         "the model continues the state text (a prefill)",
+         _LOCAL, "2026", treatment="prefill"),
+    Rule("local-template-new-turn", ("openai",), "ok",
+         "the local server, asked before the run, renders the trailing assistant message as a finished message "
+         "and opens a new assistant turn after it",
+         _LOCAL, "2026", treatment="new_turn"),
+    Rule("local-template-own-message", ("openai",), "ok",
+         "the local server, asked before the run, renders the state message as a message of its own",
+         _LOCAL, "2026", treatment="own_message"),
+    Rule("local-template-merged", ("openai",), "merged",
+         "the local server, asked before the run, renders the state message joined to its neighbour without a turn "
+         "marker", _LOCAL, "2026", treatment="merged"),
+    Rule("local-template-rejected", ("openai",), "rejected",
+         "the local server's chat template, asked before the run, refuses these messages; a template's refusal is "
+         "deterministic: every call with them fails the same way",
+         _LOCAL, "2026", treatment="rejected"),
+    Rule("local-server-unrendered", ("openai",), "unknown",
+         "a local server decides by its chat template, and this one was asked but renders nothing the harness can "
+         "read (why: the local server line, said once; report.json localServer): what it makes of the state "
+         "message is unknown",
+         _LOCAL, "2026", treatment="unknown"),
     Rule("bedrock-tool-result-text-mix", ("bedrock_converse",), "rejected",
          "one user turn carries tool results and text, which Bedrock can reject (\"Conversation blocks and tool "
          "result blocks cannot be provided in the same turn\")",

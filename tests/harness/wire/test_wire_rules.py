@@ -116,6 +116,9 @@ def test_rule_on_a_built_body(model: str, group: str, loop: bool, extra: dict[st
 def test_every_rule_is_exercised() -> None:
     exercised = {c[6] for c in CASES if c[7] is not None} | {"gemini-function-response-text-mix",
                                                              "local-server-trailing-assistant"}
+    exercised |= {  # a local server rendering: tests/harness/preflight/test_local_server.py
+        "local-template-prefill", "local-template-new-turn", "local-template-own-message", "local-template-merged",
+        "local-template-rejected", "local-server-unrendered"}
     assert exercised == set(RULE_BY_ID)
     assert all(rule.source and rule.date for rule in RULES)
 

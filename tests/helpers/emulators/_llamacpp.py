@@ -18,8 +18,10 @@ common/chat.cpp ``common_chat_templates_apply``, tools/server/server.cpp ``ex_wr
   ``system_message_not_supported``); tool-call arguments reach the template as objects;
 - the template's ``raise_exception`` is HTTP 500 ``server_error`` with the message ``Jinja Exception: …``
   (a ``std::exception``, not an ``invalid_argument``), the error body ``{"error": {"code", "message", "type"}}``;
-  ``template_error_status=400`` plays the newer server whose automatic chat parser wraps it ("Unable to
-  generate parser for this template. Automatic parser generation failed: Jinja Exception: …").
+  ``template_error_status=400`` plays the build ``scripts/llama_server.sh`` pins, whose automatic chat parser
+  renders the template first and wraps the error (HTTP 400 "Unable to generate parser for this template.
+  Automatic parser generation failed: …", the template source and a caret, "Error: Jinja Exception: …";
+  measured against that build with Gemma 2's template, 2026-12-04).
 ``/apply-template`` runs the same code path and answers ``{"prompt": …}``; ``/props`` answers the template as
 ``chat_template`` (llama.cpp's /props says nothing about prefill).
 
@@ -181,9 +183,11 @@ class LlamaCppEmulator:
             return self._compiled.render(messages=messages, tools=tools, add_generation_prompt=generation,
                                          bos_token=self.bos, eos_token=self.eos, enable_thinking=thinking)
         except TemplateError as exc:
-            if self.template_error_status == 400:
-                raise Rejected("Unable to generate parser for this template. Automatic parser generation failed: "
-                               f"Jinja Exception: {exc.message}") from None
+            if self.template_error_status == 400:  # the pinned build's words, multi-line as it sends them
+                raise Rejected("Unable to generate parser for this template. Automatic parser generation failed: \n"
+                               "------------\nWhile executing CallExpression at line 1 in source:\n"
+                               "...{{ raise_exception(...) }}\n           ^\n"
+                               f"Error: Jinja Exception: {exc.message}") from None
             raise Rejected(f"Jinja Exception: {exc.message}", 500, "server_error") from None
 
     def _normalized(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
