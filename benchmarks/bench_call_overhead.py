@@ -21,6 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from _profile import profiled
+
 import harness  # noqa: F401  (litellm's offline switches, before anything imports litellm)
 from harness.business_tools import BusinessTools
 from harness.engine import Engine, count_messages, segment_tokens
@@ -86,7 +88,7 @@ def emit(figure: str, **fields: Any) -> None:
     print(json.dumps({"figure": figure, **fields}, ensure_ascii=False), flush=True)
 
 
-async def main_async(repeats: int, backend: str, tmp: Path) -> None:
+async def main_async(repeats: int, backend: str, tmp: Path, profile: str | None = None) -> None:
     answer = Answer()
     with scripted_resolver(lambda name: answer):
         store: SessionStore = MemoryStore() if backend == "memory" else SqliteStore(tmp / "bench.sqlite")
@@ -123,6 +125,11 @@ async def main_async(repeats: int, backend: str, tmp: Path) -> None:
             if i:
                 turn.append(elapsed)
                 direct.append(alone)
+        if profile is not None:  # more engine turns of the same kind, under the profiler (not timed)
+            extra = [fill(store, engine) for _ in range(repeats)]
+            with profiled(profile):
+                for fresh in extra:
+                    await engine.run_send_input(fresh, "what is the quote now?")
 
     # 3. the engine's parts, one at a time
     sources = list(projected.sources)
@@ -168,9 +175,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=40)
     parser.add_argument("--store", choices=["sqlite", "memory"], default="sqlite")
+    parser.add_argument("--profile", metavar="PATH", help="pyinstrument profile of the engine turns (.txt or .html)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        asyncio.run(main_async(args.repeats, args.store, Path(tmp)))
+        asyncio.run(main_async(args.repeats, args.store, Path(tmp), args.profile))
 
 
 if __name__ == "__main__":

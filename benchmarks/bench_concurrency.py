@@ -24,6 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _profile import profiled
+
 from harness.models import Prices
 from harness.plan import parse_plan
 from harness.runner import RunRequest, Settings, execute
@@ -62,6 +64,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=50)
     parser.add_argument("--latency-ms", type=float, default=200.0)
     parser.add_argument("--group", default="A")
+    parser.add_argument("--profile", metavar="PATH", help="pyinstrument profile of the run (.txt or .html)")
     args = parser.parse_args()
     os.environ.setdefault("OPENAI_API_KEY", "sk-local-scripted-server")  # litellm wants one; the server ignores it
     plan, sha = parse_plan(plan_variant(args.trials))
@@ -74,9 +77,10 @@ def main() -> None:
                                  out_dir=Path(tmp) / "run", cli_prices={MODEL: Prices(input_per_mtok=0,
                                                                                         output_per_mtok=0)},
                                  render=False)
-            cpu0, start = time.process_time(), time.perf_counter()
-            outcome = asyncio.run(execute(request))
-            wall, cpu = time.perf_counter() - start, time.process_time() - cpu0
+            with profiled(args.profile):
+                cpu0, start = time.process_time(), time.perf_counter()
+                outcome = asyncio.run(execute(request))
+                wall, cpu = time.perf_counter() - start, time.process_time() - cpu0
             stats = fetch_stats(url)
     finally:
         server.terminate()
