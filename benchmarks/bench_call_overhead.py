@@ -27,9 +27,9 @@ import harness  # noqa: F401  (litellm's offline switches, before anything impor
 from harness.business_tools import BusinessTools
 from harness.engine import Engine, count_messages, segment_tokens
 from harness.engine._engine import _sha
-from harness.engine._tokens import _count_one
 from harness.models import ModelRequest, Prices, make_model, redact, scripted_resolver
 from harness.models._scripted_call import count_tokens
+from harness.models._tokens import _one
 from harness.plan import BudgetSpec
 from harness.runner import BudgetLedger, PriceTable
 from harness.runner._prices import PriceEntry
@@ -153,7 +153,7 @@ async def main_async(repeats: int, backend: str, tmp: Path, profile: str | None 
     parts["redact_snapshot"] = timed(lambda: redact({"request": wire, "providerRequest": body}, secrets), repeats)
 
     def uncached() -> None:
-        _count_one.cache_clear()
+        _one.cache_clear()
         segment_tokens(MODEL, projected.messages, sources, projected.tools)
 
     parts["segment_tokens_uncached"] = timed(uncached, repeats)

@@ -1,12 +1,15 @@
-"""Token counts with litellm's counter (offline tiktoken): capacity (E-14) and request segments (X-51)."""
+"""Token counts with litellm's counter (offline tiktoken): capacity (E-14) and request segments (X-51).
+
+Each message is counted once per model and content (``harness.models`` caches the counts): a
+session's history repeats from step to step, and the budget's reservation (X-21), the segments and
+the scripted provider's usage read the same counts (Q-2).
+"""
 
 from __future__ import annotations
 
-import json
-from functools import lru_cache
 from typing import Any
 
-from harness.models import ensure_litellm
+from harness.models import message_tokens, prompt_tokens, tools_tokens
 from protocols import ProjectionSource
 from protocols._mapping import segment_of
 
@@ -19,28 +22,19 @@ def _counter_model(model: str) -> str:
 
 
 def count_messages(model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> int:
-    litellm, _ = ensure_litellm()
-    return int(litellm.token_counter(model=_counter_model(model), messages=messages, tools=tools or None))
-
-
-@lru_cache(maxsize=16384)
-def _count_one(model: str, message_json: str) -> int:
-    return count_messages(model, [json.loads(message_json)])
-
-
-@lru_cache(maxsize=64)
-def _count_tools(model: str, tools_json: str) -> int:
-    return count_messages(model, [], json.loads(tools_json))
+    """litellm's ``token_counter`` of the request (exactly; from the cached per-message counts)."""
+    return prompt_tokens(_counter_model(model), messages, tools)
 
 
 def segment_tokens(
     model: str, messages: list[dict[str, Any]], sources: list[ProjectionSource], tools: list[dict[str, Any]]
 ) -> dict[str, int]:
-    """Tokens of each request segment: system, header, state, fold, history, tools."""
+    """Tokens of each request segment: system, header, state, fold, history, tools. Each part is
+    counted as a request of its own (so their sum slightly over-counts the whole: a worst case)."""
+    counter = _counter_model(model)
     out = dict.fromkeys(SEGMENTS, 0)
     for message, source in zip(messages, sources, strict=True):
-        # history repeats from step to step: each message is counted once (Q-2)
-        out[segment_of(source)] += _count_one(model, json.dumps(message, sort_keys=True, ensure_ascii=False))
+        out[segment_of(source)] += message_tokens(counter, message)
     if tools:
-        out["tools"] = _count_tools(model, json.dumps(tools, sort_keys=True, ensure_ascii=False))
+        out["tools"] = tools_tokens(counter, tools)
     return out

@@ -9,7 +9,6 @@ from ._errors import ModelCallError, UnreadableInput
 from ._factory import make_model
 from ._info import model_capacity, supports_assistant_prefill
 from ._infra_kind import infra_kind
-from ._interface import ChatModel
 from ._litellm import LiteLLMModel
 from ._local import PLACEHOLDER_KEY, is_loopback
 from ._pricing import Prices
@@ -17,9 +16,11 @@ from ._reasoning import CLAUDE_THINKING_SAMPLING, claude_thinks, thinking_refuse
 from ._redact import REDACTED, public_api_base, redact, secrets_from_env
 from ._scripted_call import ResolveModel, ScriptedModelLike
 from ._setup import ensure_litellm, scripted_resolver, use_scripted
+from ._tokens import message_tokens, prompt_tokens, tools_tokens
 from ._types import (
     MAINTAINER_TAG,
     REASONING_EFFORTS,
+    ChatModel,
     ModelOutput,
     ModelRequest,
     RetryRecord,
@@ -59,13 +60,16 @@ __all__ = [
     "is_loopback",
     "looks_like_unparsed_tool_call",
     "make_model",
+    "message_tokens",
     "model_capacity",
     "param_problem",
+    "prompt_tokens",
     "public_api_base",
     "redact",
     "scripted_resolver",
     "secrets_from_env",
     "supports_assistant_prefill",
     "thinking_refuses",
+    "tools_tokens",
     "use_scripted",
 ]

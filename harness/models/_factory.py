@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from ._interface import ChatModel
 from ._litellm import LiteLLMModel
 from ._pricing import Prices
 from ._scripted_call import ResolveModel, scripted_name
 from ._setup import resolve_scripted, scripted_registered, use_scripted
+from ._types import ChatModel
 
 
 def make_model(

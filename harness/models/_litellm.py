@@ -8,6 +8,7 @@ import random
 import time
 import uuid
 from collections.abc import Awaitable, Callable
+from functools import lru_cache
 from typing import Any
 
 from ._errors import ModelCallError
@@ -226,8 +227,10 @@ def sampling_params(request: ModelRequest, litellm: Any, model: str) -> dict[str
     return out
 
 
+@lru_cache(maxsize=256)
 def _supports(litellm: Any, model: str, param: str) -> bool:
-    """True unless litellm knows the provider does not take ``param`` (custom providers take all)."""
+    """True unless litellm knows the provider does not take ``param`` (custom providers take all).
+    Cached: the answer is litellm's static table for the model string, asked three times a call."""
     try:
         supported = litellm.get_supported_openai_params(model=model)
     except Exception:
@@ -235,7 +238,9 @@ def _supports(litellm: Any, model: str, param: str) -> bool:
     return supported is None or param in supported
 
 
+@lru_cache(maxsize=256)
 def _provider(litellm: Any, model: str) -> str | None:
+    """litellm's provider of a model string (a parse of the string, asked twice a call): cached."""
     try:
         return str(litellm.get_llm_provider(model)[1])
     except Exception:  # a string litellm cannot place: its own error comes with the call

@@ -49,8 +49,16 @@ def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
     return _redact_prepared(text, _prepared(secrets))
 
 
-@lru_cache(maxsize=8192)
 def _redact_prepared(text: str, secrets: tuple[str, ...]) -> str:
+    # Most strings hold none of the patterns' literal parts (ids, role names, ordinary text): they are
+    # returned as they are without running a regex (Q-2: a request's sources alone hold hundreds).
+    if "sk-" in text or "AIza" in text or "bearer" in text.lower() or any(s in text for s in secrets):
+        return _redact_cached(text, secrets)
+    return text
+
+
+@lru_cache(maxsize=8192)
+def _redact_cached(text: str, secrets: tuple[str, ...]) -> str:
     # cached: a session's history strings recur in every later request and snapshot (Q-2)
     for secret in secrets:
         text = text.replace(secret, REDACTED)
@@ -72,13 +80,18 @@ def redact(obj: Any, secrets: Iterable[str] | None = None) -> Any:
     return _walk(obj, known)
 
 
+
 def _walk(obj: Any, secrets: tuple[str, ...]) -> Any:
+    # Exact types first: a request's thousands of leaves are str, dict, list, int or None, and an ABC
+    # isinstance (Mapping) on each cost more than the redaction itself (Q-2).
     if isinstance(obj, str):
         return _redact_prepared(obj, secrets)
+    if obj is None or type(obj) in _SCALARS:
+        return obj
     if isinstance(obj, Mapping):
         out: dict[Any, Any] = {}
         for key, value in obj.items():
-            if isinstance(key, str) and _SENSITIVE_KEYS.match(key) and value not in (None, ""):
+            if isinstance(key, str) and _sensitive(key) and value not in (None, ""):
                 out[key] = REDACTED
             else:
                 out[key] = _walk(value, secrets)
@@ -87,6 +100,15 @@ def _walk(obj: Any, secrets: tuple[str, ...]) -> Any:
         items = [_walk(v, secrets) for v in obj]
         return items if isinstance(obj, list) else tuple(items)
     return obj
+
+
+_SCALARS = frozenset({int, float, bool})
+
+
+@lru_cache(maxsize=4096)
+def _sensitive(key: str) -> bool:
+    """Whether a key holds a credential (``_SENSITIVE_KEYS``); a request repeats a few keys thousands of times."""
+    return _SENSITIVE_KEYS.match(key) is not None
 
 
 def public_api_base(api_base: str | None) -> str | None:

@@ -66,11 +66,11 @@ def count_tokens(
     content: str | None,
     tool_calls: list[ToolCallOut],
 ) -> tuple[int, int]:
-    """``(prompt_tokens, completion_tokens)`` with litellm's tokenizer (tiktoken, offline)."""
-    import litellm  # slow import, only when counting
+    """``(prompt_tokens, completion_tokens)`` with litellm's tokenizer (tiktoken, offline); the prompt's
+    messages counted once each (``_tokens``), as a server that caches its prompt would."""
+    from ._tokens import prompt_tokens  # litellm's slow import, only when counting
 
-    prompt = litellm.token_counter(messages=messages, tools=tools or None)  # type: ignore[arg-type]
-    return int(prompt), completion_tokens(content, tool_calls)
+    return prompt_tokens("", messages, tools), completion_tokens(content, tool_calls)
 
 
 def completion_tokens(content: str | None, tool_calls: list[ToolCallOut]) -> int:

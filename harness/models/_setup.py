@@ -42,7 +42,7 @@ def ensure_litellm() -> tuple[ModuleType, RequestCapture]:
             litellm.disable_hf_tokenizer_download = True
             litellm.suppress_debug_info = True  # no "Give Feedback" banners on stdout
             capture = RequestCapture()
-            litellm.callbacks.append(capture)
+            litellm.input_callback.append(capture)
             handler = ScriptedProvider()
             others = [e for e in litellm.custom_provider_map if e.get("provider") != PROVIDER]
             litellm.custom_provider_map = [*others, {"provider": PROVIDER, "custom_handler": handler}]

@@ -1,4 +1,4 @@
-"""The values that cross the model interface (E-4): one request in, one output out.
+"""The model interface (E-4): ``ChatModel``, and the values that cross it: one request in, one output out.
 
 Per-call usage (`Usage`) adds with ``+`` so a run can sum its calls; the run-level total is the
 caller's own type.
@@ -6,7 +6,7 @@ caller's own type.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -148,3 +148,12 @@ ErrorKind = Literal["infrastructure", "provider_rejected", "context_window", "un
 
 MAINTAINER_TAG = "[context_maintainer]"
 """The first words of a maintainer request (E-13): scripted models tell the maintainer role by it."""
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    """The one model interface: the litellm adapter and every scripted model implement it."""
+
+    async def generate(self, request: ModelRequest) -> ModelOutput:
+        """Send one request; return the output or raise ``ModelCallError``."""
+        ...

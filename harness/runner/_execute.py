@@ -214,7 +214,10 @@ async def _execute(request: RunRequest, prices: PriceTable, run_dir: RunDir, on_
         try:
             await experiment.run()
         finally:
-            run_dir.close()
+            try:
+                run_dir.close()  # waits for the last fsync
+            except StorageError as exc:  # the disk refused it: the last lines may not be on disk
+                experiment.storage_error = experiment.storage_error or exc
         try:
             return _outputs(request, experiment, run_dir, checks)
         finally:

@@ -8,8 +8,10 @@
     DIR/transcripts/<group>/<stage>/<repeat>[~<attempt>].jsonl   one line per provider request/response
     DIR/run.lock            the OS lock of the process running in DIR (``_lock``)
 
-Lines are flushed and fsynced as they are written, so a killed process loses at most the trial it
-was running; a torn last line (killed mid-write) is ignored on read and cut off before the next append.
+Lines are flushed as they are written, so a killed process loses at most the trial it was running,
+and fsynced by a thread of this directory (``_Syncer``) right after, so the event loop that runs the
+trials never waits on the disk (Q-3: one fsync per model call took as long as the calls' ideal wall
+time); a torn last line (killed mid-write) is ignored on read and cut off before the next append.
 
 Every attempt of a trial keeps its own record and transcript: an id is written once, except by a
 ``skipped`` placeholder (a trial or retry the runner never started, so it has no transcript), which
@@ -22,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -53,6 +56,7 @@ class RunDir:
         self.path = path
         self._trials: IO[str] | None = None
         self._calls: IO[str] | None = None
+        self._syncer = _Syncer()
 
     @property
     def store_path(self) -> Path:
@@ -181,6 +185,7 @@ class RunDir:
 
     def append_record(self, record: TrialRecord) -> None:
         with self._writing():
+            self._syncer.check()
             if self._trials is None:
                 self._trials = _open_append(self.path / TRIALS)
             try:
@@ -189,9 +194,11 @@ class RunDir:
                 _drop(self._trials)
                 self._trials = None
                 raise
+            self._syncer.dirty(self._trials)
 
     def append_call(self, call: dict[str, Any]) -> None:
         with self._writing():
+            self._syncer.check()
             if self._calls is None:
                 self._calls = _open_append(self.path / CALLS)
             try:
@@ -200,6 +207,7 @@ class RunDir:
                 _drop(self._calls)
                 self._calls = None
                 raise
+            self._syncer.dirty(self._calls)
 
     def transcript_attempts(self, group: str, stage: str, repeat: int) -> list[int]:
         """The attempts of a repeat that have a transcript on disk, with or without a record (a
@@ -229,10 +237,71 @@ class RunDir:
         return path
 
     def close(self) -> None:
-        for fh in (self._trials, self._calls):
-            if fh is not None:
-                _drop(fh)
-        self._trials = self._calls = None
+        """Wait for the last fsync, then close the files. A failed fsync raises ``StorageError``."""
+        try:
+            with self._writing():
+                self._syncer.stop()
+        finally:
+            for fh in (self._trials, self._calls):
+                if fh is not None:
+                    _drop(fh)
+            self._trials = self._calls = None
+
+
+class _Syncer:
+    """fsyncs the appended files on a thread of its own: a batch of lines costs one fsync per file, and
+    the caller (the event loop) never waits for the disk. ``stop`` waits until everything written is
+    synced; an fsync's ``OSError`` is raised by the next ``check`` or by ``stop``."""
+
+    def __init__(self) -> None:
+        self._pending: dict[int, IO[str]] = {}
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._stopping = False
+        self._error: OSError | None = None
+
+    def dirty(self, fh: IO[str]) -> None:
+        with self._cond:
+            self._pending[id(fh)] = fh
+            if self._thread is None:
+                self._stopping = False
+                self._thread = threading.Thread(target=self._run, name="run-dir-fsync", daemon=True)
+                self._thread.start()
+            self._cond.notify_all()
+
+    def check(self) -> None:
+        with self._cond:
+            error, self._error = self._error, None
+        if error is not None:
+            raise error
+
+    def stop(self) -> None:
+        with self._cond:
+            thread, self._stopping = self._thread, True
+            self._cond.notify_all()
+        if thread is not None:
+            thread.join()
+        with self._cond:
+            self._thread = None
+        self.check()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._pending and not self._stopping:
+                    self._cond.wait()
+                if not self._pending:
+                    return
+                batch = list(self._pending.values())
+                self._pending.clear()
+            for fh in batch:
+                try:
+                    os.fsync(fh.fileno())
+                except ValueError:  # closed meanwhile (a failed write dropped it): nothing left to sync
+                    pass
+                except OSError as exc:
+                    with self._cond:
+                        self._error = self._error or exc
 
 
 def _open_append(path: Path) -> IO[str]:
@@ -259,9 +328,9 @@ def _drop(fh: IO[str]) -> None:
 
 
 def _append(fh: IO[str], line: str) -> None:
+    """Write and flush one line (the ``_Syncer`` fsyncs it)."""
     fh.write(line + "\n")
     fh.flush()
-    os.fsync(fh.fileno())
 
 
 def _lines(path: Path) -> list[str]:

@@ -267,8 +267,8 @@ class Experiment:
                     self._stop_skipped = self._stop_skipped or (bool(self.stopping) and group.id not in self.held)
                     return self._keep(TrialRecord(id=tid, group=group.id, stage=stage.id, repeat=repeat,
                                                   attempt=attempt, status="skipped", reason=reason), persist=True)
-                record = await run_trial(self.engine(group), group.id, stage, repeat, attempt)
-            snapshots = [data for _, data in self.store.snapshots(record.sessionId)]
+                snapshots: list[dict[str, Any]] = []
+                record = await run_trial(self.engine(group), group.id, stage, repeat, attempt, snapshots)
             self.run_dir.write_transcript(record, snapshots)
             if self.infra.add(record):
                 self.ledger.request_stop("provider_unhealthy")

@@ -30,7 +30,10 @@ def now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-async def run_trial(engine: Engine, group: str, stage: StageSpec, repeat: int, attempt: int = 0) -> TrialRecord:
+async def run_trial(engine: Engine, group: str, stage: StageSpec, repeat: int, attempt: int = 0,
+                    snapshots: list[dict[str, Any]] | None = None) -> TrialRecord:
+    """Run one trial; ``snapshots``, when given, receives the session's snapshots (read once, for the
+    transcript too)."""
     tid = trial_id(group, stage.id, repeat, attempt)
     enter_trial(repeat)  # the response cache keys a call by its repeat index
     session_id = f"{tid}#{uuid.uuid4().hex[:8]}"  # fresh on every (re)run, so a resume never reuses one
@@ -50,8 +53,11 @@ async def run_trial(engine: Engine, group: str, stage: StageSpec, repeat: int, a
         memories.append(_memories(engine, session_id))
         if result.status == "budget_exhausted" or (result.status == "error" and result.error_class in INFRA_CLASSES):
             break
+    written = [data for _, data in engine.store.snapshots(session_id)]
+    if snapshots is not None:
+        snapshots.extend(written)
     view = TrialView(protocol=engine.protocol, store=engine.store, session_id=session_id, runs=runs,
-                     snapshots=[data for _, data in engine.store.snapshots(session_id)], memories=memories)
+                     snapshots=written, memories=memories)
     record = TrialRecord(id=tid, group=group, stage=stage.id, repeat=repeat, attempt=attempt, status="passed",
                          sessionId=session_id, startedAt=started, runs=runs, memories=memories,
                          sampling=sampling_of(limits))

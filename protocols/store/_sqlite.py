@@ -19,6 +19,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -82,7 +83,10 @@ def _dumps(value: JsonValue) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+@lru_cache(maxsize=32768)
 def _message(body: str) -> RawMessage:
+    """A stored message, decoded once: raw messages are immutable (P-1), so every later read of the
+    same row (each step projects the whole window again, Q-2) shares the frozen value."""
     return RawMessage.model_validate(json.loads(body))
 
 

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from harness.models import REDACTED, redact, secrets_from_env
+from harness.models._redact import _SENSITIVE_KEYS, redact_text
 
 SECRET = "local-PLANTED-0123456789"
 
@@ -37,3 +43,37 @@ def test_o30_short_values_do_not_shred_text() -> None:
 def test_o30_ordinary_content_kept() -> None:
     body = {"messages": [{"role": "user", "content": "quote for ACME in CNY"}], "tools": [], "token_count": 4}
     assert redact(body, secrets=[SECRET]) == body
+
+
+# --- the fast walk redacts exactly what the plain definition does ----------------------------------------
+_PIECES = st.sampled_from([SECRET, "sk-" + "a" * 14, "AIza" + "b" * 31, "Bearer abcdefgh1", "bearer\nabcdefgh12",
+                           "\n", '"', "tASK-", "ok", "", "é", "x" * 8])
+_TEXT = st.lists(_PIECES, max_size=4).map("".join)
+_KEYS = st.sampled_from(["content", "api_key", "Authorization", "X-API-KEY", "cookie", "n", "role", SECRET])
+_TREE = st.recursive(
+    st.one_of(_TEXT, st.integers(), st.floats(allow_nan=False), st.none(), st.booleans()),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.lists(inner, max_size=3).map(tuple),
+                            st.dictionaries(_KEYS, inner, max_size=3),
+                            st.dictionaries(st.integers(0, 3), inner, max_size=2)),
+    max_leaves=12)
+
+
+def _reference(obj: object, secrets: list[str]) -> object:
+    """O-30 as written: credential keys whole, known secrets and key shapes inside every string."""
+    if isinstance(obj, str):
+        return redact_text(obj, secrets)
+    if isinstance(obj, Mapping):
+        return {k: REDACTED if isinstance(k, str) and _SENSITIVE_KEYS.match(k) and v not in (None, "")
+                else _reference(v, secrets) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        items = [_reference(v, secrets) for v in obj]
+        return items if isinstance(obj, list) else tuple(items)
+    return obj
+
+
+@settings(max_examples=300, deadline=None)
+@given(tree=_TREE)
+def test_o30_fast_walk_equals_the_plain_definition(tree: object) -> None:
+    out = redact(tree, [SECRET])
+    assert out == _reference(tree, [SECRET])
+    assert type(out) is type(tree)
