@@ -3,10 +3,10 @@
 usage: .venv/bin/python scripts/probe_numbers.py RUN_DIR [--wall-seconds S] [--exit-code C]
            [--server-version TEXT] [--server-command TEXT] [--model-file PATH] [--machine TEXT] [--smoke R]
 
-Everything comes from RUN_DIR/report.json (the harness's own statistics: Wilson intervals and
-two-sided Fisher p from harness.analysis; the treatment of each group's state message as the preflight
-read it from the local server); the sentinel comparison v2 vs v1 is added with the same function.
-scripts/local_probe.sh runs it after the probe.
+Everything comes from RUN_DIR/report.json (the harness's own statistics: Wilson intervals and the
+two-sided p of both exact tests, Boschloo's and Fisher's, side by side, from harness.analysis; the
+treatment of each group's state message as the preflight read it from the local server); the sentinel
+comparison v2 vs v1 is added with the same functions. scripts/local_probe.sh runs it after the probe.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from harness.analysis import fisher_p, format_p, wilson_interval
+from harness.analysis import format_p, p_value, wilson_interval
 
 
 def _rate(passes: int, n: int) -> str:
@@ -112,17 +112,19 @@ def main() -> None:
                        f"{_rate(rate['passes'], rate['n'])} | "
                        f"{', '.join(f'{m} ×{k}' for m, k in modes.most_common()) or '—'} | "
                        f"{sum(t['status'] == 'error' for t in trials)} | {len(answers)} |")
-    out += ["", "| stage | comparison | passes | two-sided Fisher p | separable (p < 0.05) |", "|---|---|---|---|---|"]
+    out += ["", "| stage | comparison | passes | Boschloo p | separable (p < 0.05) | Fisher p | separable (p < 0.05) |",
+            "|---|---|---|---|---|---|---|"]
     pairs = [(c["stage"], c["group"], c["control"]) for c in report["comparisons"]]
     pairs += [(stage, "v2", "v1") for (g, stage) in counts if g == "v2" and ("v1", stage) in counts]  # sentinel
     for stage, group, control in pairs:
         (gp, gn), (cp, cn) = counts.get((group, stage), (0, 0)), counts.get((control, stage), (0, 0))
         if gn == 0 or cn == 0:
-            out.append(f"| {stage} | {group} vs {control} | {gp}/{gn} vs {cp}/{cn} | — | not compared |")
+            out.append(f"| {stage} | {group} vs {control} | {gp}/{gn} vs {cp}/{cn} | — | not compared | — | "
+                       "not compared |")
             continue
-        p = fisher_p(gp, gn, cp, cn)
-        out.append(f"| {stage} | {group} vs {control} | {gp}/{gn} vs {cp}/{cn} | {format_p(p)} | "
-                   f"{'yes' if p < 0.05 else 'no'} |")
+        both = [p_value(gp, gn, cp, cn, test) for test in ("boschloo", "fisher")]
+        out.append(f"| {stage} | {group} vs {control} | {gp}/{gn} vs {cp}/{cn} | "
+                   + " | ".join(f"{format_p(p)} | {'yes' if p < 0.05 else 'no'}" for p in both) + " |")
     out += ["", "Findings:", ""]
     out += [f"- `{f['rule']}`: {f['statement']} {f['sentinelStatement']}\n  - does not show: {f['doesNotShow']}"
             for f in report["findings"]]

@@ -1,11 +1,40 @@
-"""Analysis of an experiment's outcomes: statistics (X-41, X-52), findings rules (X-40, X-42 … X-44),
-comparisons with the control and the baseline; and before a run, what its design can show (exact
-power and smallest p, α spending)."""
+"""Analysis of an experiment's outcomes: findings rules (X-40, X-42 … X-44), comparisons with the control
+and the baseline; and before a run, what its design can show (``harness.stats`` computes the exact
+figures; its names used across the harness are re-exported here)."""
+
+from harness.stats import (
+    ALPHA,
+    DEFAULT_TEST,
+    MAX_N,
+    SPENDING,
+    TARGET_POWER,
+    TESTS,
+    TITLES,
+    Z_95,
+    Spending,
+    TestName,
+    complete_difference_p,
+    fisher_p,
+    fisher_p_grid,
+    format_p,
+    look_alphas,
+    n_for_power,
+    n_separable,
+    p_text,
+    p_value,
+    pass_hat_k,
+    pass_hat_ks,
+    power,
+    separable,
+    smallest_p,
+    spent,
+    verdict_text,
+    wilson_interval,
+)
 
 from ._comparisons import Counts, compare, compare_with_baseline, compare_with_control
-from ._design import planned_pairs, review_design
-from ._design_models import DesignFinding, DesignKind, DesignReview, PlannedComparison
-from ._exact import MAX_N, TARGET_POWER, complete_difference_p, n_for_power, n_separable, power, smallest_p
+from ._design import planned_pairs, review_design, sequential_review
+from ._design_models import DesignFinding, DesignKind, DesignReview, PlannedComparison, SequentialReview
 from ._failure_modes import (
     FAILURE_MODES,
     CallEvidence,
@@ -37,30 +66,20 @@ from ._sequential import (
     SequentialLook,
     SequentialResult,
     boundary_text,
+    design_text,
     evaluate_sequential,
+    sequential_design,
     sequential_finding,
     small_p,
-)
-from ._spending import SPENDING, Spending, look_alphas, spent
-from ._stats import (
-    ALPHA,
-    Z_95,
-    fisher_p,
-    fisher_p_grid,
-    format_p,
-    p_text,
-    pass_hat_k,
-    pass_hat_ks,
-    separable,
-    verdict_text,
-    wilson_interval,
 )
 from ._sweep_findings import ModelEvidence, StageOutcome, SweepFinding, cross_model_findings
 from ._wire_confounds import with_wire_confounds
 
 __all__ = [
     "with_wire_confounds",
-    "ALPHA", "FAILURE_MODES", "MAX_N", "RATE_RULES", "RULES", "SPENDING", "TARGET_POWER", "Z_95",
+    "ALPHA", "DEFAULT_TEST", "FAILURE_MODES", "MAX_N", "RATE_RULES", "RULES", "SPENDING", "TARGET_POWER", "TESTS",
+    "TITLES", "Z_95", "TestName", "p_value", "SequentialReview", "sequential_review", "design_text",
+    "sequential_design",
     "BaselineComparison", "CallEvidence", "Comparison", "ConversationOutcome", "Counts", "DesignFinding", "DesignKind",
     "DesignReview", "Diagnosis", "FailureMode", "PlannedComparison", "planned_pairs", "review_design",
     "Finding", "FindingsResult", "ModelEvidence", "ModelKind", "PairEvidence", "StageOutcome", "StageStatus",

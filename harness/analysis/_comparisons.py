@@ -1,11 +1,27 @@
-"""Comparisons with the control (X-41) and with the prefix@2 baseline (X-43)."""
+"""Comparisons with the control (X-41) and with the prefix@2 baseline (X-43).
+
+A comparison's p comes from the plan's test (``analysis.test``). Where a group's repeats are not sampled
+draws (temperature 0 or unset) and gave fewer distinct answers than trials, identical repeats are one
+sample repeated: the comparison's effective n is the distinct answers, and it is separable only if it is
+on those (the design review reasons the same way before the run)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from harness.stats import (
+    ALPHA,
+    DEFAULT_TEST,
+    TITLES,
+    TestName,
+    p_text,
+    p_value,
+    separable,
+    verdict_text,
+    wilson_interval,
+)
+
 from ._models import BaselineComparison, Comparison, ConversationOutcome
-from ._stats import ALPHA, fisher_p, p_text, separable, verdict_text, wilson_interval
 
 Counts = tuple[int, int]
 """(passes, n): trials with a verdict only; error and skipped trials are not in n."""
@@ -16,36 +32,47 @@ def _rate(group: str, counts: Counts, interval: tuple[float, float]) -> str:
 
 
 def compare(stage: str, group: str, group_counts: Counts, control: str, control_counts: Counts,
-            alpha: float = ALPHA) -> Comparison:
-    """One group against the control in one stage: n, Wilson intervals, two-sided Fisher p (X-41), separable
-    when p < ``alpha`` (the plan's ``analysis.alpha``)."""
+            alpha: float = ALPHA, test: TestName = DEFAULT_TEST,
+            samples: tuple[Counts, Counts] | None = None) -> Comparison:
+    """One group against the control in one stage: n, Wilson intervals, the test's two-sided p (X-41),
+    separable when p < ``alpha`` (the plan's ``analysis.alpha``). ``samples``: (group, control) counts over
+    their distinct answers when the repeats are not sampled draws; separable then only on those."""
     (gp, gn), (cp, cn) = group_counts, control_counts
     if gn == 0 or cn == 0:
         missing = group if gn == 0 else control
         return Comparison(
             stage=stage, group=group, control=control, groupPasses=gp, groupN=gn, controlPasses=cp, controlN=cn,
             groupWilson95=wilson_interval(gp, gn) if gn else None,
-            controlWilson95=wilson_interval(cp, cn) if cn else None,
-            fisherP=None, separable=None,
+            controlWilson95=wilson_interval(cp, cn) if cn else None, pValue=None, test=test, separable=None,
             statement=f"{stage}: not compared: {missing} has no trial with a verdict in this stage.",
         )
     gw, cw = wilson_interval(gp, gn), wilson_interval(cp, cn)
-    p = fisher_p(gp, gn, cp, cn)
-    apart = separable(p, alpha)
-    verdict = verdict_text(apart, alpha)
+    p = p_value(gp, gn, cp, cn, test)
+    head = f"{stage}: {_rate(group, (gp, gn), gw)} vs {_rate(control, (cp, cn), cw)}, {TITLES[test]} {p_text(p, alpha)}"
+    if samples is None or samples == (group_counts, control_counts) or 0 in (samples[0][1], samples[1][1]):
+        apart = separable(p, alpha)
+        return Comparison(
+            stage=stage, group=group, control=control, groupPasses=gp, groupN=gn, controlPasses=cp, controlN=cn,
+            groupWilson95=gw, controlWilson95=cw, pValue=p, test=test, separable=apart,
+            statement=f"{head}: {verdict_text(apart, alpha)}.")
+    (gs, gd), (cs, cd) = samples
+    q = p_value(gs, gd, cs, cd, test)
+    apart = separable(q, alpha)
+    why = (f"; but identical repeats are one sample repeated (not sampled above temperature 0): {group}'s {gn} and "
+           f"{control}'s {cn} trials gave {gd} and {cd} distinct answer(s), and on those, {group} {gs}/{gd} vs "
+           f"{control} {cs}/{cd}, {TITLES[test]} {p_text(q, alpha)}")
     return Comparison(
         stage=stage, group=group, control=control, groupPasses=gp, groupN=gn, controlPasses=cp, controlN=cn,
-        groupWilson95=gw, controlWilson95=cw, fisherP=p, separable=apart,
-        statement=f"{stage}: {_rate(group, (gp, gn), gw)} vs {_rate(control, (cp, cn), cw)}, "
-        f"Fisher {p_text(p, alpha)}: {verdict}.",
-    )
+        groupWilson95=gw, controlWilson95=cw, pValue=p, test=test, groupSamples=(gs, gd), controlSamples=(cs, cd),
+        samplesP=q, separable=apart, statement=f"{head}{why}: {verdict_text(apart, alpha)}.")
 
 
 def compare_with_control(
     counts: Mapping[str, Mapping[str, Counts]], control: str, stages: Sequence[str], groups: Sequence[str],
-    alpha: float = ALPHA,
+    alpha: float = ALPHA, test: TestName = DEFAULT_TEST, samples: Mapping[str, Mapping[str, Counts]] | None = None,
 ) -> list[Comparison]:
-    """Every group (other than the control) against the control, per stage both took part in."""
+    """Every group (other than the control) against the control, per stage both took part in; ``samples``:
+    group → stage → counts over the distinct answers, when repeats are not sampled draws."""
     out = []
     for stage in stages:
         if stage not in counts.get(control, {}):
@@ -53,7 +80,9 @@ def compare_with_control(
         for group in groups:
             if group == control or stage not in counts.get(group, {}):
                 continue
-            out.append(compare(stage, group, counts[group][stage], control, counts[control][stage], alpha))
+            both = None if samples is None else (samples[group][stage], samples[control][stage])
+            out.append(compare(stage, group, counts[group][stage], control, counts[control][stage], alpha, test,
+                               both))
     return out
 
 

@@ -3,28 +3,42 @@
 ``review_design(plan)`` is a pure function of the plan. Its comparisons are the ones the plan's
 findings rules make (``placement-v3`` and ``placement-rates`` alike): the position and role groups (B,
 C) against the placement control (A), and the sentinel (v2) against the control (v1), in every anomaly
-stage both take part in, at the planned n (the stage's repeats). For each: the smallest two-sided
-Fisher p any outcome can reach, whether any outcome can be separable at the plan's α
-(``analysis.alpha``), the n per group at which a complete difference becomes separable, and with an
-expected effect (``analysis.effect``) the exact power at the planned n and the n reaching
-``analysis.power`` (``_exact``). Design problems (``problem: true``): a compared stage in which no
-outcome can be separable, an effect the plan is underpowered for, compared repeats that are one
-sample (temperature 0 or unset: identical repeats, which the findings count as one), and required
-checks the plan makes impossible to exercise (``_design_checks``). Repeats at temperature 0 in a stage
-that is not compared are a note.
+stage both take part in, at the planned n (the stage's repeats). For each, with the plan's test
+(``analysis.test``): the smallest two-sided p any outcome can reach, whether any outcome can be
+separable at the plan's α (``analysis.alpha``), the n per group at which a complete difference becomes
+separable, and with an expected effect (``analysis.effect``) the exact power at the planned n and the n
+reaching ``analysis.power`` (``harness.stats``). Design problems (``problem: true``): a compared stage in
+which no outcome can be separable, an effect the plan is underpowered for, compared repeats that are one
+sample (temperature 0 or unset: identical repeats, which the comparisons and findings count as one; the
+finding says what the stage could separate once they are sampled draws), and required checks the plan
+makes impossible to exercise (``_design_checks``). Repeats at temperature 0 in a stage that is not
+compared are a note. A sequential stage is reviewed with its exactly calibrated design: thresholds, the
+type I error by each look, exact size, the earliest look it can stop at and, with an effect, its exact
+power and expected repeats.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.plan import Plan
+from harness.plan import Plan, StageSpec
+from harness.stats import (
+    MAX_N,
+    TITLES,
+    calibrated,
+    complete_difference_p,
+    format_p,
+    n_for_power,
+    n_separable,
+    operating,
+    p_grid,
+    power,
+    smallest_p,
+)
 
 from ._design_checks import unexercisable_checks
-from ._design_models import DesignFinding, DesignReview, Effect, PlannedComparison
-from ._exact import MAX_N, complete_difference_p, n_for_power, n_separable, power, smallest_p
-from ._spending import look_alphas
-from ._stats import format_p
+from ._design_models import DesignFinding, DesignReview, Effect, PlannedComparison, SequentialReview
+from ._sequential import boundary_text
 
 Pair = tuple[str, str, str]
 """(stage, group, the group it is compared with)."""
@@ -47,11 +61,11 @@ def planned_pairs(plan: Plan) -> list[Pair]:
 def _comparison(plan: Plan, stage: str, group: str, other: str, n_power: int | None) -> PlannedComparison:
     a = plan.analysis
     n = other_n = plan.stage(stage).repeats
-    low = smallest_p(n, other_n)
-    chance = None if a.effect is None else power(a.effect.control, a.effect.treatment, other_n, n, a.alpha)
+    low = smallest_p(n, other_n, a.test)
+    chance = None if a.effect is None else power(a.effect.control, a.effect.treatment, other_n, n, a.alpha, a.test)
     return PlannedComparison(stage=stage, group=group, other=other, n=n, otherN=other_n, smallestP=low,
-                             separablePossible=low < a.alpha, nSeparable=n_separable(a.alpha), power=chance,
-                             nForPower=n_power if a.effect is not None else None)
+                             separablePossible=low < a.alpha, nSeparable=n_separable(a.alpha, test=a.test),
+                             power=chance, nForPower=n_power if a.effect is not None else None)
 
 
 def _names(comparisons: Sequence[PlannedComparison]) -> str:
@@ -62,17 +76,18 @@ def _separability(plan: Plan, stage: str, found: list[PlannedComparison]) -> Des
     blocked = [c for c in found if not c.separablePossible]
     if not blocked:
         return None
-    alpha, c = plan.analysis.alpha, blocked[0]
+    alpha, test, c = plan.analysis.alpha, plan.analysis.test, blocked[0]
     at = f"at n = {c.n} per group" if c.n == c.otherN else f"at n = {c.n} vs {c.otherN}"
     complete = (f"a complete difference becomes separable at n = {c.nSeparable} per group ({c.nSeparable}/"
-                f"{c.nSeparable} vs 0/{c.nSeparable}: p = {format_p(complete_difference_p(c.nSeparable), alpha)})"
+                f"{c.nSeparable} vs 0/{c.nSeparable}: p = "
+                f"{format_p(complete_difference_p(c.nSeparable, test=test), alpha)})"
                 if c.nSeparable is not None else f"no n up to {MAX_N} per group makes a complete difference separable")
     groups = sorted({g for x in blocked for g in (x.group, x.other)})
     return DesignFinding(
         kind="not-separable", problem=True, stage=stage, groups=groups,
-        statement=f"{stage}: {at} no outcome of {_names(blocked)} can be separable at α = {alpha:g}: the "
-                  f"smallest two-sided Fisher p any outcome can reach is {format_p(c.smallestP, alpha)} ({c.n}/{c.n} "
-                  f"vs 0/{c.otherN}), whatever the model does; {complete}.",
+        statement=f"{stage}: {at} {_names(blocked)} cannot be separable at α = {alpha:g}, whatever the model does: "
+                  f"the smallest two-sided {TITLES[test]} p any outcome can reach is {format_p(c.smallestP, alpha)} "
+                  f"({c.n}/{c.n} vs 0/{c.otherN}), even with sampled repeats; {complete}.",
         fix=(f"raise the repeats of {stage} to at least {c.nSeparable}" if c.nSeparable is not None
              else "raise analysis.alpha") + (" (or to the n the expected effect needs, below)"
                                              if plan.analysis.effect is not None else ""))
@@ -91,8 +106,8 @@ def _power_finding(plan: Plan, stage: str, found: list[PlannedComparison]) -> De
     return DesignFinding(
         kind="underpowered", problem=True, stage=stage, groups=sorted({g for x in weak for g in (x.group, x.other)}),
         statement=f"{stage}: with the expected effect (control {a.effect.control:g}, treatment {a.effect.treatment:g}) "
-                  f"the exact power of {_names(weak)} at n = {c.n} per group is {c.power:.2f} (two-sided Fisher, "
-                  f"α = {a.alpha:g}); {need}.",
+                  f"the exact power of {_names(weak)} at n = {c.n} per group is {c.power:.2f} (two-sided "
+                  f"{TITLES[a.test]}, α = {a.alpha:g}); {need}.",
         fix=f"raise the repeats of {stage} to {c.nForPower}" if c.nForPower is not None
         else "expect a larger effect, or raise analysis.alpha")
 
@@ -111,51 +126,79 @@ def _one_sample(plan: Plan, compared: set[str]) -> list[DesignFinding]:
             kind="one-sample", problem=problem, stage=stage.id,
             statement=f"{stage.id}: {at} this stage has one independent sample per group: its {stage.repeats} "
                       "repeats of an identical request are one sample repeated (a deterministic model, or most serving "
-                      "stacks at temperature 0), and the findings count at most the distinct answers"
-                      + (", so its comparisons rest on 1 vs 1 samples (smallest p 1.0)." if problem else "."),
+                      "stacks at temperature 0), and the comparisons and findings count at most the distinct answers"
+                      + (f", so its comparisons rest on 1 vs 1 samples (smallest p "
+                         f"{format_p(smallest_p(1, 1, plan.analysis.test))}); {_as_draws(plan, stage)}."
+                         if problem else "."),
             fix="set models.sampling.temperature above 0 (with a seed), so repeats are distinct draws"
             if problem else None))
     return out
 
 
-def _sequential(plan: Plan) -> list[DesignFinding]:
-    """For each sequential stage: the first look at which a complete difference (n/n vs 0/n) crosses its
-    boundary, i.e. the earliest the stage can stop; a problem when no look can (the stage then can show no
-    separable difference at all)."""
+def _as_draws(plan: Plan, stage: StageSpec) -> str:
+    """What the stage could separate once its repeats are sampled draws."""
+    n, a = stage.repeats, plan.analysis
+    p = format_p(complete_difference_p(n, test=a.test), a.alpha)
+    if complete_difference_p(n, test=a.test) < a.alpha:
+        return (f"once its repeats are sampled draws (temperature above 0), a complete difference ({n}/{n} vs 0/{n}) "
+                f"is separable: {TITLES[a.test]} p = {p}")
+    return (f"even as sampled draws, a complete difference ({n}/{n} vs 0/{n}, {TITLES[a.test]} p = {p}) cannot be "
+            f"separable at n = {n}")
+
+
+def sequential_review(plan: Plan, stage: StageSpec) -> SequentialReview:
+    """A sequential stage's calibrated design, with the plan's effect when it has one."""
+    seq, a = stage.sequential, plan.analysis
+    assert seq is not None, f"stage {stage.id} is not sequential"
+    figures = calibrated(tuple(seq.looks), a.alpha, seq.spending, a.test)
+    first = next((k for k, (n, b) in enumerate(zip(seq.looks, figures.thresholds, strict=True), 1)
+                  if p_grid(n, n, a.test)[n, 0] < b), None)
+    chance = expected = fixed = None
+    if a.effect is not None:
+        chance, expected = operating(figures, seq.looks, a.effect.control, a.effect.treatment)
+        fixed = power(a.effect.control, a.effect.treatment, seq.looks[-1], alpha=a.alpha, test=a.test)
+    return SequentialReview(stage=stage.id, looks=list(seq.looks), spending=seq.spending,
+                            thresholds=figures.thresholds, typeOneError=figures.cumulative, size=figures.size,
+                            earliestStop=first, power=chance, expectedRepeats=expected, fixedPower=fixed)
+
+
+def _sequential(plan: Plan, reviews: list[SequentialReview]) -> list[DesignFinding]:
+    """For each sequential stage: its calibrated thresholds and exact size, the earliest look at which a complete
+    difference crosses (a problem when none can: the stage can then show no separable difference) and, with an
+    effect, its exact power and expected repeats."""
     out = []
-    for stage in plan.stages:
-        seq = stage.sequential
-        if seq is None:
-            continue
-        bounds = look_alphas(seq.looks, plan.analysis.alpha, seq.spending)
-        first = next(((k, n, b) for k, (n, b) in enumerate(zip(seq.looks, bounds, strict=True), 1)
-                      if complete_difference_p(n) < b), None)
-        head = (f"{stage.id} is sequential (looks at {', '.join(map(str, seq.looks))}, {seq.spending}, "
-                f"α = {plan.analysis.alpha:g})")
-        if first is None:
+    a = plan.analysis
+    for r in reviews:
+        head = (f"{r.stage} is sequential (looks at {', '.join(map(str, r.looks))}, {r.spending}, α = {a.alpha:g}, "
+                f"{TITLES[a.test]}): thresholds calibrated exactly, {', '.join(boundary_text(b) for b in r.thresholds)}"
+                f" (crossing when p is below), exact size {boundary_text(r.size, 3)}")
+        if r.earliestStop is None:
+            last = r.looks[-1]
             out.append(DesignFinding(
-                kind="sequential", problem=True, stage=stage.id,
-                statement=f"{head}: not even a complete difference crosses a boundary at any look (last: n = "
-                          f"{seq.looks[-1]}, p = {complete_difference_p(seq.looks[-1]):.2g} ≥ "
-                          f"{bounds[-1]:.2g}), so the stage can show no separable difference.",
+                kind="sequential", problem=True, stage=r.stage,
+                statement=f"{head}; not even a complete difference crosses at any look (last: n = {last}, p = "
+                          f"{boundary_text(complete_difference_p(last, test=a.test))} ≥ "
+                          f"{boundary_text(r.thresholds[-1])}), so the stage can show no separable difference.",
                 fix="add repeats (a later last look), or use pocock spending, which spends more α early"))
             continue
-        k, n, bound = first
-        before = seq.looks[k - 2] if k > 1 else None
-        earlier = (f"; at the look before (n = {before}) p = {complete_difference_p(before):.2g} does not cross "
-                   f"{bounds[k - 2]:.2g}") if before is not None else ""
-        out.append(DesignFinding(
-            kind="sequential", problem=False, stage=stage.id,
-            statement=f"{head}: the earliest it can stop is look {k} (n = {n} per group), where a complete "
-                      f"difference gives p = {complete_difference_p(n):.2g} < boundary {bound:.2g}{earlier}; "
-                      f"without a difference it runs to {seq.looks[-1]}."))
+        k = r.earliestStop
+        n = r.looks[k - 1]
+        text = (f"{head}; the earliest it can stop is look {k} (n = {n} per group), where a complete difference gives "
+                f"p = {boundary_text(complete_difference_p(n, test=a.test))} < {boundary_text(r.thresholds[k - 1])}")
+        if a.effect is not None and r.power is not None and r.expectedRepeats is not None:
+            text += (f"; with the expected effect ({a.effect.control:g} vs {a.effect.treatment:g}) its exact power is "
+                     f"{r.power:.2f} with {r.expectedRepeats:.1f} repeats per group on average (a fixed design of "
+                     f"{r.looks[-1]}: power {r.fixedPower:.2f})")
+        out.append(DesignFinding(kind="sequential", problem=False, stage=r.stage,
+                                 statement=f"{text}; without a difference it runs to {r.looks[-1]}."))
     return out
 
 
 def review_design(plan: Plan) -> DesignReview:
     """What ``plan`` can show before it runs: its comparisons at the planned n and its design findings."""
     a = plan.analysis
-    n_power = None if a.effect is None else n_for_power(a.effect.control, a.effect.treatment, a.alpha, a.power)
+    n_power = None if a.effect is None else n_for_power(a.effect.control, a.effect.treatment, a.alpha, a.power,
+                                                        test=a.test)
     comparisons = [_comparison(plan, s, g, o, n_power) for s, g, o in planned_pairs(plan)]
     findings: list[DesignFinding] = []
     stages = list(dict.fromkeys(c.stage for c in comparisons))
@@ -163,7 +206,9 @@ def review_design(plan: Plan) -> DesignReview:
         found = [c for c in comparisons if c.stage == stage]
         findings += [f for f in (_separability(plan, stage, found), _power_finding(plan, stage, found)) if f]
     findings += _one_sample(plan, set(stages))
-    findings += _sequential(plan)
+    sequential = [sequential_review(plan, st) for st in plan.stages if st.sequential is not None]
+    findings += _sequential(plan, sequential)
     findings += unexercisable_checks(plan)
     effect = None if a.effect is None else Effect(control=a.effect.control, treatment=a.effect.treatment)
-    return DesignReview(alpha=a.alpha, targetPower=a.power, effect=effect, comparisons=comparisons, findings=findings)
+    return DesignReview(alpha=a.alpha, test=a.test, targetPower=a.power, effect=effect, comparisons=comparisons,
+                        sequential=sequential, findings=findings)

@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
+from harness.stats import Spending, TestName
+
 DesignKind = Literal["not-separable", "underpowered", "one-sample", "not-exercisable", "sequential"]
 
 
@@ -34,7 +36,8 @@ class PlannedComparison(_Out):
     other: str = Field(description="What it is compared with (the placement control A, the control v1).")
     n: int = Field(description="Planned trials of ``group`` in the stage (its repeats).")
     otherN: int
-    smallestP: float = Field(description="The smallest two-sided Fisher p any outcome can reach at these n.")
+    smallestP: float = Field(description="The smallest two-sided p (the review's test) any outcome can reach at these "
+                                         "n.")
     separablePossible: bool = Field(description="Can any outcome be separable (smallestP < alpha)?")
     nSeparable: int | None = Field(
         description="The n per group at which a complete difference (n/n vs 0/n) becomes separable at alpha; "
@@ -43,6 +46,24 @@ class PlannedComparison(_Out):
                                                   "without one.")
     nForPower: int | None = Field(None, description="The smallest n per group reaching the target power for the "
                                                     "plan's effect; null without an effect or when not reached.")
+
+
+class SequentialReview(_Out):
+    """A sequential stage's exactly calibrated design, before it runs: what ``harness power --looks`` prints."""
+
+    stage: str
+    looks: list[int]
+    spending: Spending
+    thresholds: list[float] = Field(description="Per look, the p-value cut-off: a comparison crosses when p < it.")
+    typeOneError: list[float] = Field(description="Per look, the exact chance of a crossing by then without a real "
+                                                  "difference, maximised over the common pass rate.")
+    size: float = Field(description="The design's exact size (≤ alpha).")
+    earliestStop: int | None = Field(description="The first look at which a complete difference crosses (1-based); "
+                                                  "null: none does.")
+    power: float | None = Field(None, description="Exact power for the plan's effect; null without one.")
+    expectedRepeats: float | None = Field(None, description="Repeats per group run on average at the plan's effect.")
+    fixedPower: float | None = Field(None, description="Exact power of a fixed design at the last look, for "
+                                                       "comparison.")
 
 
 class DesignFinding(_Out):
@@ -61,17 +82,21 @@ class DesignReview(_Out):
     """What a plan can show before it runs."""
 
     alpha: float
+    test: TestName = Field(description="The test every p-value, power and threshold of the review is for.")
     targetPower: float
     effect: Effect | None
     comparisons: list[PlannedComparison]
+    sequential: list[SequentialReview] = Field(default_factory=list)
     findings: list[DesignFinding]
 
     @model_validator(mode="before")
     @classmethod
     def _computed_is_not_input(cls, data: Any) -> Any:
-        """report.json carries ``problems`` (computed); reading it back recomputes it."""
-        if isinstance(data, dict) and "problems" in data:
+        """report.json carries ``problems`` (computed); reading it back recomputes it. A review written before
+        the test was a choice was Fisher's."""
+        if isinstance(data, dict):
             data = {k: v for k, v in data.items() if k != "problems"}
+            data.setdefault("test", "fisher")
         return data
 
     @computed_field  # type: ignore[prop-decorator]

@@ -1,7 +1,7 @@
-"""The n and Fisher p a finding's sentence rests on (X-40, X-41).
+"""The n and p a finding's sentence rests on (X-40, X-41), with the test it came from.
 
-A clause compares two groups in one anomaly stage: ``simple: A 0/3 vs B 3/3, Fisher p = 0.10, not
-separable at this n``. A stage in which either group has no trial with a verdict is left out: no
+A clause compares two groups in one anomaly stage: ``simple: A 0/3 vs B 3/3, Boschloo p = 0.031,
+separable (p < 0.05)``. A stage in which either group has no trial with a verdict is left out: no
 sentence says anything about a stage without trials. ``comparisons`` gives the same pairs as data
 (``PairEvidence``), and ``shown`` says whether a claimed difference is separable (X-41): only then
 may a finding state its reading as shown rather than as consistent with the trials.
@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from harness.stats import ALPHA, DEFAULT_TEST, TITLES, TestName, p_text, p_value, separable, verdict_text
+
 from ._models import PairEvidence
-from ._stats import ALPHA, fisher_p, p_text, separable, verdict_text
 
 Counts = tuple[int, int]
 """(passes, n) over the trials with a verdict."""
@@ -24,49 +25,44 @@ def rate(group: str, counts: Counts) -> str:
     return f"{group} {counts[0]}/{counts[1]}"
 
 
-def comparison(stage: str, group: str, other: str, counts: CountsByGroup, alpha: float = ALPHA) -> PairEvidence | None:
+def comparison(stage: str, group: str, other: str, counts: CountsByGroup, alpha: float = ALPHA,
+               test: TestName = DEFAULT_TEST) -> PairEvidence | None:
     """``group`` against ``other`` in one stage; None unless both have a trial with a verdict there."""
     mine, theirs = counts.get(group, {}).get(stage), counts.get(other, {}).get(stage)
     if mine is None or theirs is None or mine[1] == 0 or theirs[1] == 0:
         return None
-    p = fisher_p(mine[0], mine[1], theirs[0], theirs[1])
+    p = p_value(mine[0], mine[1], theirs[0], theirs[1], test)
     return PairEvidence(stage=stage, group=group, passes=mine[0], n=mine[1], other=other, otherPasses=theirs[0],
-                        otherN=theirs[1], fisherP=p, separable=separable(p, alpha))
+                        otherN=theirs[1], pValue=p, test=test, separable=separable(p, alpha))
 
 
 def comparisons(stages: Sequence[str], pairs: Sequence[tuple[str, str]], counts: CountsByGroup,
-                alpha: float = ALPHA) -> list[PairEvidence]:
+                alpha: float = ALPHA, test: TestName = DEFAULT_TEST) -> list[PairEvidence]:
     """Every pair in every stage where both groups have a verdict, stage by stage."""
-    return [c for stage in stages for g, o in pairs if (c := comparison(stage, g, o, counts, alpha)) is not None]
+    return [c for stage in stages for g, o in pairs if (c := comparison(stage, g, o, counts, alpha, test)) is not None]
 
 
 def pair_text(c: PairEvidence, alpha: float = ALPHA) -> str:
-    """``A 0/3 vs B 3/3, Fisher p = 0.10, not separable at this n``."""
-    return (f"{c.group} {c.passes}/{c.n} vs {c.other} {c.otherPasses}/{c.otherN}, Fisher {p_text(c.fisherP, alpha)}, "
-            f"{verdict_text(c.separable, alpha)}")
-
-
-def pair(stage: str, group: str, other: str, counts: CountsByGroup, alpha: float = ALPHA) -> str | None:
-    """``A 0/3 vs B 3/3, Fisher p = 0.10, not separable at this n``; None unless both have a verdict there."""
-    c = comparison(stage, group, other, counts, alpha)
-    return None if c is None else pair_text(c, alpha)
+    """``A 0/3 vs B 3/3, Boschloo p = 0.031, separable (p < 0.05)``."""
+    return (f"{c.group} {c.passes}/{c.n} vs {c.other} {c.otherPasses}/{c.otherN}, {TITLES[c.test]} "
+            f"{p_text(c.pValue, alpha)}, {verdict_text(c.separable, alpha)}")
 
 
 def clauses(stages: Sequence[str], pairs: Sequence[tuple[str, str]], counts: CountsByGroup,
-            alpha: float = ALPHA) -> list[str]:
+            alpha: float = ALPHA, test: TestName = DEFAULT_TEST) -> list[str]:
     """Per stage in which some pair has both groups with a verdict: ``stage: pair; pair``."""
-    found = comparisons(stages, pairs, counts, alpha)
+    found = comparisons(stages, pairs, counts, alpha, test)
     return [f"{stage}: " + "; ".join(pair_text(c, alpha) for c in found if c.stage == stage)
             for stage in stages if any(c.stage == stage for c in found)]
 
 
 def evidence_text(stages: Sequence[str], pairs: Sequence[tuple[str, str]], counts: CountsByGroup,
-                  alpha: float = ALPHA) -> str:
+                  alpha: float = ALPHA, test: TestName = DEFAULT_TEST) -> str:
     """`` (rests on: …)`` for a finding's sentence; stages where a group has no verdict are left out."""
-    found = clauses(stages, pairs, counts, alpha)
+    found = clauses(stages, pairs, counts, alpha, test)
     if not found:
         names = sorted({g for p in pairs for g in p})
-        return f" (no stage in which {', '.join(names)} all have trials with a verdict: no Fisher p)"
+        return f" (no stage in which {', '.join(names)} all have trials with a verdict: no p-value)"
     return " (rests on " + " | ".join(found) + ")"
 
 
@@ -83,30 +79,31 @@ def lower(c: PairEvidence) -> bool:
 
 
 def unshown(stages: Sequence[str], pairs: Sequence[tuple[str, str]], counts: CountsByGroup,
-            samples: CountsByGroup | None = None, alpha: float = ALPHA) -> list[tuple[str, str]]:
+            samples: CountsByGroup | None = None, alpha: float = ALPHA,
+            test: TestName = DEFAULT_TEST) -> list[tuple[str, str]]:
     """The pairs (worse, better) whose difference no stage shows: in no stage where both have a verdict is
     the first separably below the second, on the counts and, given ``samples`` (the independent samples
     behind them, at most the distinct answers), on those too. Empty: every claimed difference is shown."""
     def shown(g: str, o: str, stage: str) -> bool:
-        c = comparison(stage, g, o, counts, alpha)
+        c = comparison(stage, g, o, counts, alpha, test)
         if c is None or not lower(c):
             return False
-        e = None if samples is None else comparison(stage, g, o, samples, alpha)
+        e = None if samples is None else comparison(stage, g, o, samples, alpha, test)
         return samples is None or (e is not None and lower(e))
 
     return [(g, o) for g, o in pairs if not any(shown(g, o, s) for s in stages)]
 
 
 def dependence_text(stages: Sequence[str], pairs: Sequence[tuple[str, str]], counts: CountsByGroup,
-                    samples: CountsByGroup, alpha: float = ALPHA) -> str:
-    """``simple: A 0/4 vs B 4/4 are at most A 0/1 vs B 1/1 independent samples, Fisher p = 1.0``: for each
+                    samples: CountsByGroup, alpha: float = ALPHA, test: TestName = DEFAULT_TEST) -> str:
+    """``simple: A 0/4 vs B 4/4 are at most A 0/1 vs B 1/1 independent samples, Boschloo p = 1.0``: for each
     pair separable on its counts but not on its independent samples (identical repeats)."""
     out = []
     for stage in stages:
         for g, o in pairs:
-            c, e = comparison(stage, g, o, counts, alpha), comparison(stage, g, o, samples, alpha)
+            c, e = comparison(stage, g, o, counts, alpha, test), comparison(stage, g, o, samples, alpha, test)
             if c is not None and lower(c) and e is not None and not lower(e):
                 out.append(f"{stage}: {c.group} {c.passes}/{c.n} vs {c.other} {c.otherPasses}/{c.otherN} are at "
                            f"most {e.group} {e.passes}/{e.n} vs {e.other} {e.otherPasses}/{e.otherN} independent "
-                           f"samples, Fisher {p_text(e.fisherP, alpha)}")
+                           f"samples, {TITLES[test]} {p_text(e.pValue, alpha)}")
     return "; ".join(out)

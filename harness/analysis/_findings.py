@@ -1,9 +1,9 @@
 """The findings rules of X-40 (``placement-v3``), plus the caveats of X-42, X-44 and P-91.
 
 A pure function of the groups' outcomes and counts in the anomaly stages. Every sentence names the n
-and the two-sided Fisher p it rests on (``_evidence``) and words its claim by them (X-41): a rule's
-reading ("the trailing assistant placement is implicated") is stated only when every difference it
-claims is separable (p < α, the plan's ``analysis.alpha``, 0.05 by default); otherwise the sentence
+and the two-sided p it rests on, with its test (``analysis.test``; ``_evidence``), and words its claim
+by them (X-41): a rule's reading ("the trailing assistant placement is implicated") is stated only when
+every difference it claims is separable (p < α, the plan's ``analysis.alpha``, 0.05 by default); otherwise the sentence
 says what happened in these trials and that it is consistent with the reading, not shown at this n
 (``Finding.shown``); repeats that are one sample repeated (identical answers at temperature 0) count
 as the distinct answers they are. The sentinel sentence is made only for stages in which the
@@ -23,11 +23,11 @@ from itertools import product
 from typing import Literal
 
 from harness.plan import FindingsSpec
+from harness.stats import ALPHA, DEFAULT_TEST, TestName
 
 from ._evidence import CountsByGroup, comparisons, dependence_text, evidence_text, own_text, rate, unshown
 from ._models import Finding, FindingsResult, ModelKind, PairEvidence, StageStatus
 from ._readings import reading
-from ._stats import ALPHA
 
 Verdict = Literal["failed", "passed", "unknown"]
 RULES = "placement-v3"
@@ -59,9 +59,10 @@ def _placement_rule(fa: bool, fb: bool, fc: bool, fv2: bool) -> str:
 
 class _Context:
     def __init__(self, spec: FindingsSpec, outcomes: Mapping[str, Mapping[str, StageStatus]],
-                 counts: CountsByGroup, samples: CountsByGroup | None = None, alpha: float = ALPHA) -> None:
+                 counts: CountsByGroup, samples: CountsByGroup | None = None, alpha: float = ALPHA,
+                 test: TestName = DEFAULT_TEST) -> None:
         self.spec = spec
-        self.alpha = alpha
+        self.alpha, self.test = alpha, test
         self.counts = counts
         self.samples = samples
         self.stages = list(spec.anomalyStages)
@@ -78,10 +79,10 @@ class _Context:
                                        else f"{s} {st} (n = 0)" for s, st in statuses.items())
 
     def evidence(self, pairs: Sequence[tuple[str, str]], stages: Sequence[str] | None = None) -> str:
-        return evidence_text(self.stages if stages is None else stages, pairs, self.counts, self.alpha)
+        return evidence_text(self.stages if stages is None else stages, pairs, self.counts, self.alpha, self.test)
 
     def rests(self, pairs: Sequence[tuple[str, str]], stages: Sequence[str] | None = None) -> list[PairEvidence]:
-        return comparisons(self.stages if stages is None else stages, pairs, self.counts, self.alpha)
+        return comparisons(self.stages if stages is None else stages, pairs, self.counts, self.alpha, self.test)
 
     def rates(self, groups: Sequence[str]) -> str:
         """``simple: A 3/3, B 3/3 | tool_continuation: …``: the n of each group in each stage it has a verdict."""
@@ -108,10 +109,10 @@ class _Context:
     def not_shown(self, pairs: Sequence[tuple[str, str]], stages: Sequence[str] | None = None) -> str | None:
         """None when every claimed difference is shown; else why not, as the end of a sentence."""
         stages = self.stages if stages is None else stages
-        missing = unshown(stages, pairs, self.counts, self.samples, self.alpha)
+        missing = unshown(stages, pairs, self.counts, self.samples, self.alpha, self.test)
         if not missing:
             return None
-        raw = unshown(stages, pairs, self.counts, alpha=self.alpha)
+        raw = unshown(stages, pairs, self.counts, alpha=self.alpha, test=self.test)
         apart = [f"{g} vs {o}" for g, o in pairs if (g, o) not in missing]
         why = "not shown at this n" if raw else "not shown"
         if apart:
@@ -119,7 +120,7 @@ class _Context:
         repeated = [p for p in missing if p not in raw]
         if repeated and self.samples is not None:
             why += (f"{'; and' if raw else ':'} identical repeats are one sample repeated ("
-                    + dependence_text(stages, repeated, self.counts, self.samples, self.alpha) + ")")
+                    + dependence_text(stages, repeated, self.counts, self.samples, self.alpha, self.test) + ")")
         return why
 
 
@@ -212,15 +213,16 @@ def derive_findings(
     baseline_maintenance_ran: bool | None = None,
     samples: CountsByGroup | None = None,
     alpha: float = ALPHA,
+    test: TestName = DEFAULT_TEST,
 ) -> FindingsResult:
     """Findings and caveats from group → stage → status and (passes, n) (X-40, X-42, X-44, P-91).
 
     ``samples``: group → stage → the independent samples behind (passes, n), at most the distinct
     passing and failing answers, for repeats that are not independent draws (temperature 0: identical
     repeats are one sample repeated); a difference is shown only if separable on those too. None: the
-    repeats are taken as independent. ``alpha``: the plan's ``analysis.alpha``; a difference is separable
-    when p < alpha."""
-    ctx = _Context(spec, outcomes, counts, samples, alpha)
+    repeats are taken as independent. ``alpha``, ``test``: the plan's ``analysis``; a difference is separable
+    when the test's p < alpha."""
+    ctx = _Context(spec, outcomes, counts, samples, alpha, test)
     v1 = spec.controlGroup
     if ctx.verdict[v1] == "failed":
         rule, limited = "control-failed", []

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from harness.plan import StageStatus  # noqa: F401  (re-exported: one owner of the stage statuses)
+from harness.stats import TestName
 
 ModelKind = Literal["scripted", "real"]
 
@@ -15,8 +16,22 @@ class _Out(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class PairEvidence(_Out):
-    """One group against another in one stage: the counts and two-sided Fisher p a finding rests on."""
+class _Tested(_Out):
+    """A p-value and the test it came from. Reports written before the test was a choice carry ``fisherP``
+    and no ``test``: their p-values are Fisher's, and are read as such."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fisher_before(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "fisherP" in data:
+            data = {**{k: v for k, v in data.items() if k != "fisherP"}, "pValue": data["fisherP"]}
+        if isinstance(data, dict) and "test" not in data and "test" in cls.model_fields:
+            data = {**data, "test": "fisher"}
+        return data
+
+
+class PairEvidence(_Tested):
+    """One group against another in one stage: the counts and the two-sided p a finding rests on."""
 
     stage: str
     group: str
@@ -25,7 +40,8 @@ class PairEvidence(_Out):
     other: str
     otherPasses: int
     otherN: int
-    fisherP: float
+    pValue: float
+    test: TestName
     separable: bool
 
 
@@ -52,7 +68,7 @@ class Finding(_Out):
                           "claims no difference (control failed, nothing failed, no verdict).")
 
 
-class Comparison(_Out):
+class Comparison(_Tested):
     """A group against the placement control in one stage (X-41)."""
 
     stage: str
@@ -64,8 +80,18 @@ class Comparison(_Out):
     controlN: int
     groupWilson95: tuple[float, float] | None
     controlWilson95: tuple[float, float] | None
-    fisherP: float | None
-    separable: bool | None
+    pValue: float | None = Field(description="Two-sided p of the counts; null when a side has no trial with a "
+                                             "verdict.")
+    test: TestName = Field(description="The test the p-values come from (the plan's analysis.test).")
+    groupSamples: tuple[int, int] | None = Field(
+        None, description="(passes, n) over the group's distinct answers, when its repeats are not sampled draws "
+                          "(temperature 0 or unset) and gave fewer distinct answers than trials: identical repeats "
+                          "are one sample repeated, so the comparison's effective n is this n. null: the trials "
+                          "are the samples.")
+    controlSamples: tuple[int, int] | None = None
+    samplesP: float | None = Field(None, description="Two-sided p of the distinct answers (null as the samples are).")
+    separable: bool | None = Field(description="p < the plan's alpha, on the distinct answers when they are given "
+                                               "(never on repeats of one sample); null when not compared.")
     statement: str
 
 

@@ -3,7 +3,7 @@
 ``placement-v3`` (X-40) reads a stage as failed when *any* trial failed (pass^k): right for a
 deterministic model and a few repeats, meaningless for 20 repeats at temperature 0.7, where every
 group of a small model fails now and then. This rule set compares pass *rates* instead, one finding
-per anomaly stage, each sentence with its counts, Wilson intervals and two-sided Fisher p:
+per anomaly stage, each sentence with its counts, Wilson intervals and two-sided p (the plan's test):
 
 - the control (v1, no state message) first: without a verdict (``control-no-verdict``), or passing
   so rarely that its Wilson upper bound is below one half (``control-weak``), the model cannot do
@@ -18,7 +18,8 @@ per anomaly stage, each sentence with its counts, Wilson intervals and two-sided
 
 Every claimed difference is separable, so a rule that claims one is ``shown``; every comparison
 names both counts and its p. A pure function of (passes, n) per group and stage (errors and skips
-are not in n).
+are not in n) and, for repeats that are not sampled draws, of the distinct answers behind them: identical
+repeats are one sample repeated, so a difference is separable only on those.
 """
 
 from __future__ import annotations
@@ -26,10 +27,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from harness.plan import FindingsSpec
+from harness.stats import (
+    ALPHA,
+    DEFAULT_TEST,
+    TITLES,
+    TestName,
+    p_text,
+    p_value,
+    separable,
+    verdict_text,
+    wilson_interval,
+)
 
-from ._evidence import comparison
+from ._evidence import CountsByGroup, comparison
 from ._models import Finding, FindingsResult, ModelKind, StageStatus
-from ._stats import ALPHA, fisher_p, p_text, separable, verdict_text, wilson_interval
 
 RATE_RULES = "placement-rates"
 Counts = tuple[int, int]
@@ -42,17 +53,24 @@ def _rate(group: str, counts: Counts | None) -> str:
     return f"{group} {counts[0]}/{counts[1]} (Wilson {low:.2f}–{high:.2f})"
 
 
-def _versus(group: str, mine: Counts | None, control: str, theirs: Counts | None,
-            alpha: float = ALPHA) -> tuple[str, str]:
-    """(``better`` / ``worse`` / ``same`` / ``unknown``, the sentence part with p)."""
+def _versus(group: str, mine: Counts | None, control: str, theirs: Counts | None, alpha: float = ALPHA,
+            test: TestName = DEFAULT_TEST, samples: CountsByGroup | None = None, stage: str = "") -> tuple[str, str]:
+    """(``better`` / ``worse`` / ``same`` / ``unknown``, the sentence part with p); with ``samples`` (repeats
+    that are not sampled draws) the verdict is the distinct answers'."""
     if not mine or not theirs or mine[1] == 0 or theirs[1] == 0:
         return "unknown", f"{group} vs {control}: not compared (a side has no trial with a verdict)"
-    p = fisher_p(mine[0], mine[1], theirs[0], theirs[1])
-    rates = f"{group} {mine[0]}/{mine[1]} vs {control} {theirs[0]}/{theirs[1]}"
+    p = p_value(mine[0], mine[1], theirs[0], theirs[1], test)
+    text = f"{group} {mine[0]}/{mine[1]} vs {control} {theirs[0]}/{theirs[1]}: {TITLES[test]} {p_text(p, alpha)}"
+    distinct = samples or {}
+    (a, n), (b, m) = distinct.get(group, {}).get(stage, mine), distinct.get(control, {}).get(stage, theirs)
+    if ((a, n), (b, m)) != (mine, theirs) and n and m:
+        p = p_value(a, n, b, m, test)
+        text += (f", but identical repeats are one sample repeated: on the distinct answers {group} {a}/{n} vs "
+                 f"{control} {b}/{m}, {p_text(p, alpha)}")
     if not separable(p, alpha):
-        return "same", f"{rates}: Fisher {p_text(p, alpha)}, {verdict_text(False)}"
+        return "same", f"{text}, {verdict_text(False)}"
     better = mine[0] / mine[1] > theirs[0] / theirs[1]
-    return ("better" if better else "worse"), (f"{rates}: Fisher {p_text(p, alpha)}, {verdict_text(True, alpha)}, "
+    return ("better" if better else "worse"), (f"{text}, {verdict_text(True, alpha)}, "
                                                f"{group} {'above' if better else 'below'} {control}")
 
 
@@ -65,12 +83,13 @@ _RULES: dict[tuple[str, str], str] = {
 
 
 def _stage_finding(spec: FindingsSpec, stage: str, counts: Mapping[str, Mapping[str, Counts]],
-                   outcomes: Mapping[str, Mapping[str, StageStatus]], alpha: float = ALPHA) -> Finding:
+                   outcomes: Mapping[str, Mapping[str, StageStatus]], alpha: float = ALPHA,
+                   test: TestName = DEFAULT_TEST, samples: CountsByGroup | None = None) -> Finding:
     a, b, c, v1, v2 = spec.placementControl, spec.positionGroup, spec.roleGroup, spec.controlGroup, spec.sentinelGroup
     got = {g: counts.get(g, {}).get(stage) for g in (a, b, c, v2, v1)}
     rates = ", ".join(_rate(g, got[g]) for g in (a, b, c, v2, v1))
     basis = {g: {stage: outcomes[g][stage]} for g in (a, b, c, v2, v1) if stage in outcomes.get(g, {})}
-    sentinel, sentinel_text = _versus(v2, got[v2], v1, got[v1], alpha)
+    sentinel, sentinel_text = _versus(v2, got[v2], v1, got[v1], alpha, test, samples, stage)
     reproduced = {"worse": True, "better": False, "same": False}.get(sentinel)
     sentinel_statement = (f"Sentinel: {sentinel_text}; " + (
         "the original unified@2 mapping fails more often than the sentinel control: the anomaly "
@@ -92,8 +111,8 @@ def _stage_finding(spec: FindingsSpec, stage: str, counts: Mapping[str, Mapping[
                      "differences between placements are not attributed to placement.")
         not_shown = "That placement matters or does not matter for this model; try a stronger model or an easier task."
     else:
-        vb, tb = _versus(b, got[b], a, got[a], alpha)
-        vc, tc = _versus(c, got[c], a, got[a], alpha)
+        vb, tb = _versus(b, got[b], a, got[a], alpha, test, samples, stage)
+        vc, tc = _versus(c, got[c], a, got[a], alpha, test, samples, stage)
         worse = [g for g, v in ((b, vb), (c, vc)) if v == "worse"]
         if "unknown" in (vb, vc):
             rule = "inconclusive"
@@ -114,7 +133,7 @@ def _stage_finding(spec: FindingsSpec, stage: str, counts: Mapping[str, Mapping[
         statement = f"{stage}: {why} ({tb}; {tc})."
         not_shown = (f"Why the placements differ (read the failure modes and transcripts), or {beyond}; a "
                      "difference that is not separable is not shown to be absent.")
-    rests = [e for g in (b, c) if (e := comparison(stage, g, a, counts, alpha)) is not None]
+    rests = [e for g in (b, c) if (e := comparison(stage, g, a, samples or counts, alpha, test)) is not None]
     claims = rule in ("trailing-assistant-worse", "position-helps", "role-helps", "placement-worse-than-control")
     return Finding(rule=f"{RATE_RULES}/{rule}", statement=f"{statement} Pass rates: {rates}.", doesNotShow=not_shown,
                    basis=basis, sentinelReproduced=reproduced, sentinelStatement=sentinel_statement,
@@ -123,13 +142,15 @@ def _stage_finding(spec: FindingsSpec, stage: str, counts: Mapping[str, Mapping[
 
 def derive_rate_findings(spec: FindingsSpec, counts: Mapping[str, Mapping[str, Counts]],
                          outcomes: Mapping[str, Mapping[str, StageStatus]], *, model_kind: ModelKind,
-                         maintenance_ran: bool, alpha: float = ALPHA) -> FindingsResult:
-    """One finding per anomaly stage that any group ran, plus the X-42 / X-44 caveats; ``alpha``: the plan's
-    ``analysis.alpha`` (separable when p < alpha)."""
+                         maintenance_ran: bool, alpha: float = ALPHA, test: TestName = DEFAULT_TEST,
+                         samples: CountsByGroup | None = None) -> FindingsResult:
+    """One finding per anomaly stage that any group ran, plus the X-42 / X-44 caveats; ``alpha``, ``test``: the
+    plan's ``analysis`` (separable when the test's p < alpha); ``samples``: the distinct answers behind the
+    counts when the repeats are not sampled draws."""
     stages = [s for s in spec.anomalyStages if any(s in per for per in outcomes.values())]
-    findings = [_stage_finding(spec, s, counts, outcomes, alpha) for s in stages]
-    caveats = ["placement-rates: stages are compared by pass rate (Fisher's exact test on passes / n), not by "
-               "pass^k; a stage's 'failed' status only means at least one of its trials failed."]
+    findings = [_stage_finding(spec, s, counts, outcomes, alpha, test, samples) for s in stages]
+    caveats = [f"placement-rates: stages are compared by pass rate ({TITLES[test]}'s exact test on passes / n), not "
+               "by pass^k; a stage's 'failed' status only means at least one of its trials failed."]
     if model_kind == "scripted":
         caveats.append("Scripted models: this run checks the harness mechanisms, not LLM behaviour; nothing here is "
                        "evidence about any real model (X-42).")

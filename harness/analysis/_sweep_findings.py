@@ -2,7 +2,7 @@
 
 Each model's run is its own experiment. A statement across models says on which models a group
 failed an anomaly stage and, for every model, the counts it rests on: the group's passes / n and
-the two-sided Fisher p of the group against the plan's control group (``findings.controlGroup``,
+the two-sided p (the plan's test) of the group against the plan's control group (``findings.controlGroup``,
 v1; the placement control A when the group is the control itself) *on that model*. "No group
 failed" names every group's n on that model; the within-model rules are listed with the
 comparisons (n and p) each rests on and whether its reading is shown at that n. Trials are
@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.plan import FindingsSpec
+from harness.stats import ALPHA, DEFAULT_TEST, TITLES, TestName, p_text, verdict_text, wilson_interval
 
 from ._comparisons import compare
 from ._evidence import pair_text
-from ._models import Finding, StageStatus
-from ._stats import ALPHA, p_text, verdict_text, wilson_interval
+from ._models import Finding, StageStatus, _Tested
 
 RULES = "sweep"
 NOT_POOLED = ("Each model is a separate experiment with its own n; trials are never added up across models, "
@@ -37,6 +37,8 @@ class StageOutcome:
     passes: int = 0
     n: int = 0
     failure_modes: dict[str, int] = field(default_factory=dict)
+    samples: tuple[int, int] | None = None
+    """(passes, n) over the distinct answers, when the repeats are not sampled draws (temperature 0)."""
 
 
 ModelOutcomes = Mapping[str, Mapping[str, StageOutcome]]
@@ -47,7 +49,7 @@ class _Out(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class ModelEvidence(_Out):
+class ModelEvidence(_Tested):
     """What one model's run says about one group in one stage, with the comparison it rests on."""
 
     model: str
@@ -60,8 +62,10 @@ class ModelEvidence(_Out):
     comparatorStatus: StageStatus | None = None
     comparatorPasses: int = 0
     comparatorN: int = 0
-    fisherP: float | None = Field(None, description="Group vs comparator on this model; null when either has n = 0.")
-    separable: bool | None = None
+    pValue: float | None = Field(None, description="Group vs comparator on this model; null when either has n = 0.")
+    test: TestName
+    separable: bool | None = Field(None, description="p < alpha; on the distinct answers when the model's repeats "
+                                                     "were one sample repeated (temperature 0).")
     clause: str
 
 
@@ -79,11 +83,11 @@ def _comparator(spec: FindingsSpec, group: str) -> str:
 
 
 def evidence(model: str, outcomes: ModelOutcomes, group: str, stage: str, comparator: str,
-             alpha: float = ALPHA) -> ModelEvidence:
+             alpha: float = ALPHA, test: TestName = DEFAULT_TEST) -> ModelEvidence:
     mine = outcomes.get(group, {}).get(stage)
     other = outcomes.get(comparator, {}).get(stage)
     base = {"model": model, "comparator": comparator, "status": mine.status if mine else None,
-            "comparatorStatus": other.status if other else None}
+            "comparatorStatus": other.status if other else None, "test": test}
     if mine is None:
         return ModelEvidence(**base, clause=f"{group} did not take part in {stage}")
     counts = {"passes": mine.passes, "n": mine.n, "failureModes": dict(mine.failure_modes),
@@ -96,13 +100,18 @@ def evidence(model: str, outcomes: ModelOutcomes, group: str, stage: str, compar
                f"{comparator} did not take part" if other is None else f"{group} has no trial with a verdict")
         return ModelEvidence(**base, **counts, comparatorPasses=other.passes if other else 0,
                              comparatorN=other.n if other else 0, clause=f"{head}; not compared: {why}")
-    c = compare(stage, group, (mine.passes, mine.n), comparator, (other.passes, other.n), alpha)
-    assert c.fisherP is not None
+    both = None if mine.samples is None or other.samples is None else (mine.samples, other.samples)
+    c = compare(stage, group, (mine.passes, mine.n), comparator, (other.passes, other.n), alpha, test, both)
+    assert c.pValue is not None
     verdict = verdict_text(bool(c.separable), alpha)
-    clause = f"{head} vs {comparator} {other.passes}/{other.n}, Fisher {p_text(c.fisherP, alpha)}, {verdict}"
+    clause = f"{head} vs {comparator} {other.passes}/{other.n}, {TITLES[test]} {p_text(c.pValue, alpha)}"
+    if c.samplesP is not None:
+        clause += (f" (identical repeats: on the distinct answers {c.groupSamples[0]}/{c.groupSamples[1]} vs "  # type: ignore[index]
+                   f"{c.controlSamples[0]}/{c.controlSamples[1]}, {p_text(c.samplesP, alpha)})")  # type: ignore[index]
+    clause += f", {verdict}"
     if other.status == "failed":
         clause += f" ({comparator} failed too on this model: a setup or model problem, no placement reading)"
-    return ModelEvidence(**base, **counts, comparatorPasses=other.passes, comparatorN=other.n, fisherP=c.fisherP,
+    return ModelEvidence(**base, **counts, comparatorPasses=other.passes, comparatorN=other.n, pValue=c.pValue,
                          separable=c.separable, clause=clause)
 
 
@@ -117,9 +126,9 @@ def _counts(outcomes: ModelOutcomes, groups: Sequence[str], stage: str) -> str:
 
 
 def _group_finding(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], group: str,
-                   stage: str, alpha: float) -> SweepFinding | None:
+                   stage: str, alpha: float, test: TestName) -> SweepFinding | None:
     comparator = _comparator(spec, group)
-    rows = [evidence(m, o, group, stage, comparator, alpha) for m, o in per_model.items()]
+    rows = [evidence(m, o, group, stage, comparator, alpha, test) for m, o in per_model.items()]
     failed = [r for r in rows if r.status == "failed"]
     if not failed:
         return None
@@ -144,7 +153,7 @@ def _group_finding(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], g
 
 
 def _stage_finding(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], groups: Sequence[str],
-                   stage: str, alpha: float) -> SweepFinding:
+                   stage: str, alpha: float, test: TestName) -> SweepFinding:
     parts, evidence_rows = [], []
     clean: list[tuple[str, str]] = []
     undecided: list[tuple[str, str]] = []
@@ -152,7 +161,7 @@ def _stage_finding(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], g
         failed = [g for g in groups if (o := outcomes.get(g, {}).get(stage)) is not None and o.status == "failed"]
         taken = [g for g in groups if stage in outcomes.get(g, {})]
         if failed:
-            rows = [evidence(model, outcomes, g, stage, _comparator(spec, g), alpha) for g in failed]
+            rows = [evidence(model, outcomes, g, stage, _comparator(spec, g), alpha, test) for g in failed]
             evidence_rows += rows
             parts.append(f"on {model} {', '.join(failed)} failed (" + "; ".join(r.clause for r in rows) + ")")
         elif taken and all(outcomes[g][stage].status == "passed" for g in taken):
@@ -182,7 +191,7 @@ def _reading(finding: Finding) -> str:
 
 def _model_rules(model: str, findings: Sequence[Finding], outcomes: ModelOutcomes, groups: Sequence[str],
                  stages: Sequence[str], alpha: float) -> str:
-    """``M: trailing-assistant-implicated, not shown at this n (simple: A 0/3 vs B 3/3, Fisher p = 0.10, …)``:
+    """``M: trailing-assistant-implicated, not shown at this n (simple: A 0/3 vs B 3/3, Boschloo p = 0.031, …)``:
     each of the model's findings with the comparisons (or, comparing nothing, the counts) it rests on."""
     if not findings:
         return f"{model}: no finding"
@@ -218,15 +227,16 @@ def _rules_finding(findings: Mapping[str, Sequence[Finding]], per_model: Mapping
 
 
 def cross_model_findings(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], groups: Sequence[str],
-                         findings: Mapping[str, Sequence[Finding]], alpha: float = ALPHA) -> list[SweepFinding]:
+                         findings: Mapping[str, Sequence[Finding]], alpha: float = ALPHA,
+                         test: TestName = DEFAULT_TEST) -> list[SweepFinding]:
     """Per anomaly stage: what failed on which model, then each group that failed somewhere; last,
     the within-model findings side by side. ``groups`` in plan order; ``findings``: model → its report's
-    findings (each with the comparisons it rests on); ``alpha``: the plan's ``analysis.alpha``."""
+    findings (each with the comparisons it rests on); ``alpha``, ``test``: the plan's ``analysis``."""
     out: list[SweepFinding] = []
     stages = [s for s in spec.anomalyStages if any(s in st for o in per_model.values() for st in o.values())]
     for stage in stages:
-        out.append(_stage_finding(spec, per_model, groups, stage, alpha))
-        out += [f for g in groups if (f := _group_finding(spec, per_model, g, stage, alpha)) is not None]
+        out.append(_stage_finding(spec, per_model, groups, stage, alpha, test))
+        out += [f for g in groups if (f := _group_finding(spec, per_model, g, stage, alpha, test)) is not None]
     if findings:
         out.append(_rules_finding(findings, per_model, groups, stages, alpha))
     return out

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from harness.analysis import DesignReview, format_p
+from harness.analysis import TITLES, DesignReview, boundary_text, format_p
 
 from ._app import plain
 
@@ -17,7 +17,7 @@ EXIT_DESIGN = 5
 def design_table(review: DesignReview) -> Table:
     """Stage × comparison: n, smallest p, separable at α, the n a complete difference needs, power."""
     alpha = review.alpha
-    table = Table(title=f"design: what each comparison can show (two-sided Fisher, α = {alpha:g})",
+    table = Table(title=f"design: what each comparison can show (two-sided {TITLES[review.test]}, α = {alpha:g})",
                   title_justify="left")
     for name, justify in (("stage", "left"), ("comparison", "left"), ("n", "right"), ("smallest p", "right"),
                           (f"separable at α {alpha:g}", "center"), ("n for a complete difference", "right")):
@@ -37,8 +37,25 @@ def design_table(review: DesignReview) -> Table:
     return table
 
 
+def sequential_table(review: DesignReview) -> Table:
+    """Sequential stage × look: repeats, calibrated threshold, type I error by then; the size, power and expected
+    repeats in the title column."""
+    table = Table(title=f"sequential stages: thresholds calibrated exactly ({TITLES[review.test]}, α = "
+                  f"{review.alpha:g}; crossing when p < threshold)", title_justify="left")
+    for name in ("stage", "look", "repeats", "threshold", "type I error by then"):
+        table.add_column(name, justify="left" if name == "stage" else "right")
+    for r in review.sequential:
+        for k, (n, cut, error) in enumerate(zip(r.looks, r.thresholds, r.typeOneError, strict=True), 1):
+            table.add_row(plain(r.stage) if k == 1 else "", str(k), str(n), boundary_text(cut, 3),
+                          boundary_text(error, 3))
+    return table
+
+
 def print_review(console: Console, review: DesignReview) -> None:
-    """The table (when the plan compares anything), then every finding: ``problem:`` or ``note:``, and its fix."""
+    """The tables (when the plan compares anything, or has a sequential stage), then every finding: ``problem:``
+    or ``note:``, and its fix."""
+    if review.sequential:
+        console.print(sequential_table(review))
     if review.comparisons:
         console.print(design_table(review))
     else:

@@ -1,28 +1,44 @@
-"""``harness power``: the repeats per group a comparison needs, exactly (X-41); ``--plan`` reviews a plan."""
+"""``harness power``: the repeats per group a comparison needs, exactly (X-41); ``--looks`` sizes a sequential
+design; ``--plan`` reviews a plan."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from harness.analysis import MAX_N, TARGET_POWER, n_for_power, power, review_design, smallest_p
-from harness.analysis._stats import ALPHA
+from harness.analysis import (
+    ALPHA,
+    MAX_N,
+    SPENDING,
+    TARGET_POWER,
+    TESTS,
+    TITLES,
+    boundary_text,
+    n_for_power,
+    power,
+    review_design,
+    smallest_p,
+)
 from harness.plan import PlanError, load_plan
+from harness.stats import Spending, TestName, calibrated, operating
 
 from ._app import app, fail, print_json, reflow_help
 from ._design_view import print_review
 
 LARGEST_N = 1000
 """The largest --max-n: the search enumerates (n + 1)² outcomes at every n up to it."""
+LARGEST_LOOK = 100
+"""The largest look of --looks: every outcome of every look is enumerated."""
 
 
-def _rows(control: float, treatment: float, alpha: float, around: int, max_n: int) -> list[dict[str, Any]]:
+def _rows(control: float, treatment: float, alpha: float, around: int, max_n: int, test: TestName
+          ) -> list[dict[str, Any]]:
     """Power and smallest p for n from three below ``around`` to three above (within 1 … max_n)."""
     low, high = max(1, around - 3), min(max_n, around + 3)
-    return [{"n": n, "power": power(control, treatment, n, n, alpha), "smallestP": smallest_p(n)}
+    return [{"n": n, "power": power(control, treatment, n, n, alpha, test), "smallestP": smallest_p(n, n, test)}
             for n in range(low, high + 1)]
 
 
@@ -33,11 +49,31 @@ def _check(name: str, value: float, low: float, high: float, inclusive: bool) ->
         fail(f"--{name} {value:g}: must be in {bounds}" + (" (a pass rate)" if inclusive else ""))
 
 
-def _review(plan_path: str, as_json: bool) -> None:
+def _choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        fail(f"--{name} {value!r}: expected one of {', '.join(allowed)}")
+    return value
+
+
+def _looks(text: str) -> list[int]:
+    try:
+        looks = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        fail(f"--looks {text!r}: expected repeats per group at each look, e.g. 4,8,12,16,20")
+    if not looks or looks[0] < 1 or any(b <= a for a, b in zip(looks, looks[1:], strict=False)):
+        fail(f"--looks {text!r}: the looks must be at least 1 and ascend strictly, e.g. 4,8,12,16,20")
+    if looks[-1] > LARGEST_LOOK:
+        fail(f"--looks {text!r}: the last look is at most {LARGEST_LOOK} repeats per group")
+    return looks
+
+
+def _review(plan_path: str, as_json: bool, test: str | None) -> None:
     try:
         plan, _ = load_plan(plan_path)
     except PlanError as exc:
         fail(str(exc))
+    if test is not None:  # the plan's analysis with another test, as if its analysis.test said so
+        plan = plan.model_copy(update={"analysis": plan.analysis.model_copy(update={"test": test})})
     review = review_design(plan)
     if as_json:
         print_json({"plan": plan_path, "id": plan.id, "design": review.model_dump(mode="json")})
@@ -45,26 +81,68 @@ def _review(plan_path: str, as_json: bool) -> None:
         print_review(Console(emoji=False), review)
 
 
+def _sequential(control: float, treatment: float, alpha: float, test: TestName, looks: list[int], spending: Spending,
+                as_json: bool) -> None:
+    figures = calibrated(tuple(looks), alpha, spending, test)
+    chance, expected = operating(figures, looks, control, treatment)
+    fixed = power(control, treatment, looks[-1], looks[-1], alpha, test)
+    if as_json:
+        print_json({"control": control, "treatment": treatment, "alpha": alpha, "test": test, "looks": looks,
+                    "spending": spending, "thresholds": figures.thresholds, "typeOneError": figures.cumulative,
+                    "size": figures.size, "power": chance, "expectedRepeats": expected, "fixedPower": fixed})
+        return
+    console = Console(emoji=False)
+    console.print(f"control {control:g} vs treatment {treatment:g}, two-sided {TITLES[test]}, looks at "
+                  f"{', '.join(map(str, looks))} repeats per group, {spending} spending of α = {alpha:g}: exact power "
+                  f"{chance:.3f}, exact size {figures.size:.4f}, {expected:.1f} repeats per group on average "
+                  f"(a fixed design of {looks[-1]}: power {fixed:.3f})", markup=False, soft_wrap=True)
+    table = Table(title="calibrated thresholds (cross when p < threshold)", title_justify="left")
+    for name in ("look", "repeats", "threshold", "type I error by then"):
+        table.add_column(name, justify="right")
+    for k, (n, cut, error) in enumerate(zip(looks, figures.thresholds, figures.cumulative, strict=True), 1):
+        table.add_row(str(k), str(n), boundary_text(cut, 3), boundary_text(error, 3))
+    console.print(table)
+    console.print("the type I error is the exact chance of a crossing by that look when the groups do not differ, "
+                  "maximised over their common pass rate; a threshold above α is still valid: it is a p-value "
+                  "cut-off of a discrete test, and what is held to α is that chance", markup=False, soft_wrap=True)
+
+
 @app.command("power")
 @reflow_help
 def power_cmd(
     control: float | None = typer.Option(None, "--control", metavar="P0", help="Pass rate of the control group."),
     treatment: float | None = typer.Option(None, "--treatment", metavar="P1", help="Pass rate of the other group."),
-    alpha: float = typer.Option(ALPHA, "--alpha", help="Separable when the two-sided Fisher p < alpha."),
+    alpha: float = typer.Option(ALPHA, "--alpha", help="Separable when the test's two-sided p < alpha."),
     target: float = typer.Option(TARGET_POWER, "--power", help="The power to reach."),
     max_n: int = typer.Option(MAX_N, "--max-n", help=f"The largest n per group to try (at most {LARGEST_N})."),
+    test: str | None = typer.Option(None, "--test", metavar="TEST", help="boschloo (the default) or fisher; with "
+                                    "--plan: instead of the plan's analysis.test."),
+    looks: str | None = typer.Option(None, "--looks", metavar="N1,N2,…", help="Size a sequential design with looks "
+                                     "after these repeats per group (the last is its repeats), e.g. 4,8,12,16,20."),
+    spending: str = typer.Option("obrien-fleming", "--spending", metavar="FUNCTION",
+                                 help="With --looks: obrien-fleming (the default) or pocock α spending."),
     plan_path: str | None = typer.Option(None, "--plan", metavar="PLAN", help="Review this plan's comparisons "
-                                         "instead (its analysis.alpha and analysis.effect)."),
+                                         "and sequential stages instead (its analysis: test, alpha, effect)."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
-    """The n per group at which a two-sided Fisher exact test (p < alpha) separates pass rates P0 and P1 with
-    the given power, computed exactly by enumerating every outcome (no normal approximation), and a short
-    table of power and smallest attainable p by n around it.
+    """The n per group at which a two-sided exact test (p < alpha) separates pass rates P0 and P1 with the
+    given power, computed exactly by enumerating every outcome (no normal approximation), and a short table
+    of power and smallest attainable p by n around it.
+
+    The test is Boschloo's unconditional test by default (with equal groups never less powerful than
+    Fisher's: 0.9 vs 0.3 needs n = 10 per group for 80% power, Fisher's test 12); --test fisher uses
+    Fisher's exact test.
+
+    --looks 4,8,12,16,20 [--spending pocock] sizes a sequential design instead: the thresholds calibrated
+    exactly at each look, the design's exact size, its exact power at P0 vs P1 and the repeats per group it
+    runs on average.
 
     --plan PLAN prints that plan's design review instead: each planned comparison's smallest p, whether it
-    can be separable, the n a complete difference needs and, with analysis.effect, its power."""
+    can be separable, the n a complete difference needs and, with analysis.effect, its power; each
+    sequential stage's calibrated design, exact size, power and expected repeats."""
+    chosen = None if test is None else cast(TestName, _choice("test", test, TESTS))
     if plan_path is not None:
-        _review(plan_path, as_json)
+        _review(plan_path, as_json, chosen)
         return
     if control is None or treatment is None:
         fail("give both --control P0 and --treatment P1 (pass rates between 0 and 1), or --plan PLAN")
@@ -72,23 +150,28 @@ def power_cmd(
     _check("treatment", treatment, 0.0, 1.0, True)
     _check("alpha", alpha, 0.0, 1.0, False)
     _check("power", target, 0.0, 1.0, False)
+    test_name: TestName = chosen or "boschloo"
+    if looks is not None:
+        _sequential(control, treatment, alpha, test_name, _looks(looks),
+                    cast(Spending, _choice("spending", spending, SPENDING)), as_json)
+        return
     if not 1 <= max_n <= LARGEST_N:
         fail(f"--max-n {max_n}: must be between 1 and {LARGEST_N}")
     if control == treatment:
         fail(f"--control and --treatment are both {control:g}: there is no difference to find; the test then "
              f"rejects at most alpha ({alpha:g}) of the time at any n, so no n reaches power {target:g}")
-    n = n_for_power(control, treatment, alpha, target, max_n)
-    rows = _rows(control, treatment, alpha, max_n if n is None else n, max_n)
+    n = n_for_power(control, treatment, alpha, target, max_n, test_name)
+    rows = _rows(control, treatment, alpha, max_n if n is None else n, max_n, test_name)
     if as_json:
-        print_json({"control": control, "treatment": treatment, "alpha": alpha, "targetPower": target, "maxN": max_n,
-                    "n": n, "table": rows})
+        print_json({"control": control, "treatment": treatment, "alpha": alpha, "test": test_name,
+                    "targetPower": target, "maxN": max_n, "n": n, "table": rows})
         return
     console = Console(emoji=False)
     said = (f"n = {n} per group reaches power {target:g}" if n is not None
             else f"no n up to {max_n} per group reaches power {target:g} (raise --max-n, or expect a larger effect)")
-    console.print(f"control {control:g} vs treatment {treatment:g}, two-sided Fisher exact, α = {alpha:g}: {said}",
-                  markup=False, soft_wrap=True)
-    table = Table(title="exact power by n", title_justify="left")
+    console.print(f"control {control:g} vs treatment {treatment:g}, two-sided {TITLES[test_name]} exact, "
+                  f"α = {alpha:g}: {said}", markup=False, soft_wrap=True)
+    table = Table(title=f"exact power by n ({TITLES[test_name]})", title_justify="left")
     for name in ("n per group", "power", "smallest p"):
         table.add_column(name, justify="right")
     for row in rows:

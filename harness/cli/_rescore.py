@@ -27,6 +27,10 @@ def rescore_cmd(
         "default: the plan the run ran.")] = None,
     out: Annotated[Path | None, typer.Option(
         "--out", help="Where the new report goes; default RUN_DIR/rescored/<plan sha>-<UTC time>/.")] = None,
+    test: Annotated[str | None, typer.Option(
+        "--test", metavar="TEST", help="boschloo or fisher: the test of the new p-values; default: the plan's "
+        "analysis.test when --plan sets one, else the test of the report re-scored (fisher for a report written "
+        "before the test was a choice).")] = None,
 ) -> None:
     """Re-judge a finished run's recorded trials with another plan's checks, without calling any model.
 
@@ -47,6 +51,9 @@ def rescore_cmd(
     The plan's expect list (GROUP:STAGE=STATUS) is checked against the new outcomes, as harness run
     checks it.
 
+    The p-values keep the test of the report re-scored unless asked: --test boschloo re-states a report
+    written with Fisher's test (before the test was a choice) with Boschloo's.
+
     While a `harness run` is running in RUN_DIR, this is refused (exit 2, naming the process): the
     run is still appending trials; rescore it once the run is over.
 
@@ -56,7 +63,11 @@ def rescore_cmd(
     verdicts were never final); 1 an internal defect of the harness.
     """
     from harness.runner import StorageError, shared, storage_problem
+    from harness.stats import TESTS
     from harness.workflows import rescore
+
+    if test is not None and test not in TESTS:
+        fail(f"--test {test!r}: expected one of {', '.join(TESTS)}")
 
     if is_sweep(run_dir):
         slugs = ", ".join(str(run_dir / m.slug) for m in read_sweep(run_dir).models)
@@ -72,7 +83,7 @@ def rescore_cmd(
             raise typer.Exit(EXIT_INVALID) from None
     try:
         with shared(run_dir):  # never while a run writes RUN_DIR
-            outcome = rescore(run_dir, plan, sha, plan_path, out)
+            outcome = rescore(run_dir, plan, sha, plan_path, out, test=test)
     except InvalidInput as exc:  # refused, not a run directory, or in use: the caller's mistake, named
         err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_INVALID) from None

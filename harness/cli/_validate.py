@@ -67,7 +67,7 @@ def validate_cmd(
     """Validate a plan (exit 2 with every error) and review its design (--strict: exit 5 on a problem).
 
     Validation: schema, protocol options and prices when budgeted. The design review: what each
-    comparison can show at the planned n (smallest Fisher p, separable at the plan's alpha, power for
+    comparison can show at the planned n (smallest p of the plan's test, separable at the plan's alpha, power for
     analysis.effect), repeats at temperature 0, required checks that cannot be exercised, and where a
     sequential stage can first stop; --strict exits 5 on any design problem."""
     try:

@@ -28,6 +28,7 @@ class ExperimentRow(_Row):
     stop_reason: str | None = None
     created_at: datetime | None = None
     label: str | None = None
+    test: Literal["boschloo", "fisher"] | None = None
 
 
 class TrialRow(_Row):
@@ -106,6 +107,27 @@ class CheckRow(_Row):
     required: bool = True
 
 
+class ComparisonRow(_Row):
+    stage_id: str
+    group_id: str
+    other_id: str
+    look: int | None = None
+    passes: int
+    n: int
+    other_passes: int
+    other_n: int
+    samples_passes: int | None = None
+    samples_n: int | None = None
+    other_samples_passes: int | None = None
+    other_samples_n: int | None = None
+    p_value: float | None
+    samples_p_value: float | None = None
+    test: Literal["boschloo", "fisher"]
+    alpha: float
+    threshold: float | None = None
+    separable: bool | None
+
+
 ROW_MODELS: dict[str, type[_Row]] = {
     "experiments": ExperimentRow,
     "trials": TrialRow,
@@ -114,4 +136,5 @@ ROW_MODELS: dict[str, type[_Row]] = {
     "request_segments": RequestSegmentRow,
     "tool_calls": ToolCallRow,
     "checks": CheckRow,
+    "comparisons": ComparisonRow,
 }

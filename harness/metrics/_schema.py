@@ -95,6 +95,26 @@ def m007_reasoning_and_cache_writes(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("ALTER TABLE llm_calls ADD COLUMN cache_write_tokens BIGINT NOT NULL DEFAULT 0")
 
 
+def m008_comparison_tests(con: duckdb.DuckDBPyConnection) -> None:
+    """``experiments.test``: the exact test of the run's p-values (``boschloo`` or ``fisher``; experiments
+    recorded before were judged with Fisher's). ``comparisons``: every p-value of report.json with the test it
+    came from: each group against the placement control (``look`` null) and each comparison at each look of a
+    sequential stage (``look`` 1-based, ``threshold`` the look's); ``samples_*`` are the counts over the
+    distinct answers when identical repeats were one sample (null: the trials are the samples), and
+    ``separable`` is decided on those."""
+    con.execute("ALTER TABLE experiments ADD COLUMN test VARCHAR")
+    con.execute("UPDATE experiments SET test = 'fisher'")
+    con.execute("""
+        CREATE TABLE comparisons (
+            experiment_id VARCHAR NOT NULL, stage_id VARCHAR NOT NULL, group_id VARCHAR NOT NULL,
+            other_id VARCHAR NOT NULL, look INTEGER, passes INTEGER NOT NULL, n INTEGER NOT NULL,
+            other_passes INTEGER NOT NULL, other_n INTEGER NOT NULL, samples_passes INTEGER, samples_n INTEGER,
+            other_samples_passes INTEGER, other_samples_n INTEGER, p_value DOUBLE, samples_p_value DOUBLE,
+            test VARCHAR NOT NULL, alpha DOUBLE NOT NULL, threshold DOUBLE, separable BOOLEAN
+        )
+    """)
+
+
 Migration = tuple[str, Callable[[duckdb.DuckDBPyConnection], None]]
 
 MIGRATIONS: list[Migration] = [
@@ -105,9 +125,11 @@ MIGRATIONS: list[Migration] = [
     ("m005_sampling_and_required_checks", m005_sampling_and_required_checks),
     ("m006_failed_attempts", m006_failed_attempts),
     ("m007_reasoning_and_cache_writes", m007_reasoning_and_cache_writes),
+    ("m008_comparison_tests", m008_comparison_tests),
 ]
 
-TABLES: tuple[str, ...] = ("experiments", "trials", "runs", "llm_calls", "request_segments", "tool_calls", "checks")
+TABLES: tuple[str, ...] = ("experiments", "trials", "runs", "llm_calls", "request_segments", "tool_calls", "checks",
+                           "comparisons")
 
 
 def applied_migrations(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+TestName = Literal["boschloo", "fisher"]
 
 
 class _Model(BaseModel):
@@ -24,9 +28,13 @@ class EffectSpec(_Model):
 
 
 class AnalysisSpec(_Model):
-    """Significance level, target power and the expected effect of the plan's comparisons."""
+    """The test, significance level, target power and the expected effect of the plan's comparisons."""
 
-    alpha: float = Field(0.05, gt=0, lt=1, description="Two groups are separable when Fisher's two-sided p < alpha.")
+    test: TestName = Field(
+        "boschloo", description="The two-sided exact test of every comparison, power figure and sequential threshold: "
+        "boschloo (Boschloo's unconditional test, scipy.stats.boschloo_exact; with equal groups never less powerful "
+        "than Fisher's, size at most alpha: 3/3 vs 0/3 gives p = 0.031) or fisher (Fisher's exact test: 3/3 vs 0/3 gives 0.10).")
+    alpha: float = Field(0.05, gt=0, lt=1, description="Two groups are separable when the test's two-sided p < alpha.")
     power: float = Field(0.8, gt=0, lt=1, description="The power the design review asks of the expected effect.")
     effect: EffectSpec | None = Field(
         None, description='Expected pass rates, e.g. {"control": 0.9, "treatment": 0.3}: the design review then '

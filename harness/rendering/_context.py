@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from harness.analysis import format_p, p_text, verdict_text
+from harness.analysis import TITLES, format_p, p_text, verdict_text
 from harness.results import unknown_usd
 
 from ._data import SEGMENTS, group_ids, repeat_totals, segment_table, token_totals
-from ._design import report_alpha
+from ._design import report_alpha, report_test
 
 SPENT_KEYS = ("usd", "inputTokens", "cachedInputTokens", "outputTokens", "totalTokens", "llmCalls", "cachedResponses",
               "wallSeconds")
@@ -76,7 +76,8 @@ def headline(report: dict[str, Any]) -> dict[str, Any]:
         if stages:
             failing.append({"group": g["id"], "label": g.get("label") or g["id"], "stages": stages})
     alpha = report_alpha(report)
-    comps = [c for c in report.get("comparisons", []) if c.get("fisherP") is not None]
+    comps = [c for c in report.get("comparisons", []) if _p(c) is not None]
+    test = report_test(report)
     apart = [c for c in comps if c.get("separable")]
     ns = sorted({int(c["groupN"]) for c in comps} | {int(c["controlN"]) for c in comps})
     n_text = "n=" + "/".join(str(n) for n in ns) if ns else "this n"
@@ -86,10 +87,11 @@ def headline(report: dict[str, Any]) -> dict[str, Any]:
         control = comps[0].get("control", "the control")
         separation = (f"Not separable at this n: at {n_text} trials per group and stage, none of the "
                       f"{len(comps)} comparisons with the placement control {control} separates the groups "
-                      f"(two-sided Fisher p ≥ {alpha:g}).")
+                      f"(two-sided {test} p ≥ {alpha:g}, on the distinct answers where identical repeats are one "
+                      "sample).")
     else:
         separation = "Separable at this n: " + "; ".join(f"{c['group']} vs {c['control']} in {c['stage']} "
-                                                         f"({p_text(c['fisherP'], alpha)})" for c in apart) + "."
+                                                         f"({test} {p_text(_p(c), alpha)})" for c in apart) + "."
         repeated = _repeated(report, apart)
         if repeated:
             separation += (f" But the repeats behind {'it' if len(apart) == 1 else 'them'} are identical answers "
@@ -170,6 +172,11 @@ def gating(report: dict[str, Any]) -> dict[str, Any]:
     return {"stages": stages, "rows": rows}
 
 
+def _p(c: dict[str, Any]) -> Any:
+    """A comparison's p (``fisherP`` in reports written before the test was a choice)."""
+    return c.get("pValue", c.get("fisherP"))
+
+
 def comparisons(report: dict[str, Any]) -> list[dict[str, Any]]:
     alpha, out = report_alpha(report), []
     for c in report.get("comparisons", []):
@@ -178,7 +185,9 @@ def comparisons(report: dict[str, Any]) -> list[dict[str, Any]]:
                     "controlRate": f"{c.get('controlPasses')}/{c.get('controlN')}",
                     "groupWilson": _interval(c.get("groupWilson95")),
                     "controlWilson": _interval(c.get("controlWilson95")),
-                    "p": "—" if c.get("fisherP") is None else format_p(c["fisherP"], alpha),
+                    "p": "—" if _p(c) is None else format_p(_p(c), alpha)
+                    + ("" if c.get("samplesP") is None else f" (distinct answers: {format_p(c['samplesP'], alpha)})"),
+                    "test": TITLES.get(c.get("test") or "fisher", "Fisher"),
                     "verdict": "not compared" if sep is None else
                     (verdict_text(True, alpha) if sep else verdict_text(False))})
     return out

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.analysis import ALPHA, boundary_text, format_p, small_p
+from harness.analysis import ALPHA, TITLES, SequentialDesign, boundary_text, design_text, format_p, small_p
 
 
 def report_alpha(report: dict[str, Any]) -> float:
@@ -14,6 +14,14 @@ def report_alpha(report: dict[str, Any]) -> float:
     states it (a report written before the review was recorded was judged at the default)."""
     alpha = (report.get("design") or {}).get("alpha")
     return float(alpha) if isinstance(alpha, int | float) else ALPHA
+
+
+def report_test(report: dict[str, Any]) -> str:
+    """The test's name as the report says it: the design review's, else its comparisons' (a report written
+    before the test was a choice: Fisher's)."""
+    test = (report.get("design") or {}).get("test") or next(
+        (c.get("test") for c in report.get("comparisons", []) if c.get("test")), "fisher")
+    return TITLES.get(test, str(test))
 
 
 def _review(review: dict[str, Any]) -> dict[str, Any]:
@@ -27,16 +35,17 @@ def _review(review: dict[str, Any]) -> dict[str, Any]:
              "nForPower": "—" if c.get("nForPower") is None else c["nForPower"]} for c in review.get("comparisons", [])]
     effect = review.get("effect")
     return {"alpha": f"{alpha:g}", "rows": rows, "findings": review.get("findings", []),
+            "test": TITLES.get(review.get("test") or "fisher", "Fisher"),
             "effect": None if effect is None else f"{effect['control']:g} vs {effect['treatment']:g}",
             "target": f"{float(review.get('targetPower', 0.8)):.0%}"}
 
 
-def _look(look: dict[str, Any]) -> dict[str, Any]:
+def _look(look: dict[str, Any], test: str) -> dict[str, Any]:
     boundary = float(look["boundary"])
     tests = []
     for c in look.get("comparisons", []):
-        p = c.get("fisherP")
-        shown = "no p" if p is None else f"p = {small_p(p, boundary)}"
+        p = c.get("pValue", c.get("fisherP"))
+        shown = "no p" if p is None else f"{test} p = {small_p(p, boundary)}"
         tests.append(f"{c['group']} vs {c['other']} {c['passes']}/{c['n']} vs {c['otherPasses']}/{c['otherN']}, "
                      f"{shown}{' (crossed)' if c.get('crossed') else ''}")
     return {"look": look["look"], "repeats": look["repeats"], "boundary": boundary_text(boundary),
@@ -45,12 +54,11 @@ def _look(look: dict[str, Any]) -> dict[str, Any]:
 
 
 def _sequential(result: dict[str, Any]) -> dict[str, Any]:
-    d = result["design"]
-    design = ("Comparisons that decide a stop: " + ", ".join(f"{g} vs {o}" for g, o in d["comparisons"])
-              + "; boundary per look: " + ", ".join(boundary_text(b) for b in d["boundaries"])
-              + f" (together at most α = {float(d['alpha']):g})")
+    d = SequentialDesign.model_validate(result["design"])
+    design = ("Comparisons that decide a stop: " + ", ".join(f"{g} vs {o}" for g, o in d.comparisons) + "; "
+              + design_text(d))
     return {"stage": result["stage"], "design": design, "outcome": result["outcome"],
-            "statement": result["statement"], "looks": [_look(lk) for lk in result.get("looks", [])]}
+            "statement": result["statement"], "looks": [_look(lk, TITLES[d.test]) for lk in result.get("looks", [])]}
 
 
 def design(report: dict[str, Any]) -> dict[str, Any]:

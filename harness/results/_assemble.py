@@ -10,6 +10,7 @@ import harness
 from harness.analysis import (
     BaselineComparison,
     ConversationOutcome,
+    SequentialResult,
     compare_with_baseline,
     compare_with_control,
     derive_findings,
@@ -89,6 +90,22 @@ def samples(exp: RunView, group: str, stage: str) -> tuple[int, int]:
     return len(answers["passed"]), len(answers["passed"]) + len(answers["failed"])
 
 
+def _one_sample(exp: RunView, result: SequentialResult, independent: dict[str, Any] | None) -> list[str]:
+    """``A 1 distinct of 8``: each compared group of a stopped sequential stage whose repeats up to the stop
+    gave fewer distinct answers than trials, when repeats are not sampled draws."""
+    if independent is None or not result.looks:
+        return []
+    groups = dict.fromkeys(g for c in result.looks[-1].comparisons for g in (c.group, c.other))
+    out = []
+    for g in groups:
+        final = [r for r in exp.decided(g, result.stage).values()
+                 if r.status in ("passed", "failed") and r.repeat <= result.ranTo]
+        distinct = len({tuple((run.final_answer or "").strip() for run in r.runs) for r in final})
+        if distinct < len(final):
+            out.append(f"{g} {distinct} distinct of {len(final)}")
+    return out
+
+
 def _metrics(m: TrialMetrics) -> ReportMetrics:
     return ReportMetrics(**m.model_dump(exclude={"infraErrors"}))
 
@@ -143,7 +160,7 @@ def build_report(exp: RunView, request: Any, experiment_id: str, status: str, st
     outcomes: dict[str, dict[str, Any]] = {}
     for (group, stage), st in exp.outcomes.items():
         outcomes.setdefault(group, {})[stage] = st
-    spec, alpha = plan.findings, plan.analysis.alpha
+    spec, alpha, test = plan.findings, plan.analysis.alpha, plan.analysis.test
     ran = compressions(exp.records, "threshold") > 0  # X-44, P-91 speak of *automatic* compression
     group_ids = [g.id for g in exp.selected_groups()]
     all_counts = {g: {st: counts(exp, g, st) for (gg, st) in exp.outcomes if gg == g} for g in group_ids}
@@ -152,23 +169,24 @@ def build_report(exp: RunView, request: Any, experiment_id: str, status: str, st
         all_counts[g].get(spec.baselineStage, (0, 0))[1] for g in group_ids if g != spec.baselineGroup)
     if spec.baselineGroup and spec.baselineGroup in outcomes and compared:
         baseline_ran = compressions([r for r in exp.records if r.group == spec.baselineGroup], "threshold") > 0
+    temperature = plan.models.sampling.temperature  # sampled repeats are independent draws (caveat if not)
+    independent = None if temperature is not None and temperature > 0 else {
+        g: {st: samples(exp, g, st) for st in per} for g, per in all_counts.items()}
     if spec.rules == "placement-rates":  # sampled repeats without gating: rates, not pass^k
         findings = derive_rate_findings(spec, all_counts, outcomes, model_kind=kind,  # type: ignore[arg-type]
-                                        maintenance_ran=ran, alpha=alpha)
+                                        maintenance_ran=ran, alpha=alpha, test=test, samples=independent)
     else:
-        temperature = plan.models.sampling.temperature  # sampled repeats are independent draws (caveat if not)
-        independent = None if temperature is not None and temperature > 0 else {
-            g: {st: samples(exp, g, st) for st in per} for g, per in all_counts.items()}
         findings = derive_findings(spec, outcomes, counts=all_counts, maintenance_ran=ran, samples=independent,
                                    model_kind=kind, baseline_maintenance_ran=baseline_ran,  # type: ignore[arg-type]
-                                   alpha=alpha)
+                                   alpha=alpha, test=test)
     differences = group_differences(exp, preflight)
     confounds = {d.group: " ".join(w.summary for w in d.wire if wire_beyond(findings_role(spec, d.group), w))
                  for d in differences}
     findings = findings.model_copy(update={"findings": with_wire_confounds(
         findings.findings, spec, {g: text for g, text in confounds.items() if text})})
     comparisons = list(compare_with_control(
-        all_counts, spec.placementControl, [st.id for st in plan.stages], group_ids, alpha=alpha))
+        all_counts, spec.placementControl, [st.id for st in plan.stages], group_ids, alpha=alpha, test=test,
+        samples=independent))
     sequential = sequential_results(exp)
     baseline: list[BaselineComparison] = []
     if spec.baselineGroup and spec.baselineStage:
@@ -218,7 +236,8 @@ def build_report(exp: RunView, request: Any, experiment_id: str, status: str, st
         budget=budget,
         groups=groups,
         comparisons=comparisons, baselineComparisons=baseline, caveats=caveats,
-        findings=[*findings.findings, *(sequential_finding(r, outcomes) for r in sequential)],
+        findings=[*findings.findings, *(sequential_finding(r, outcomes, _one_sample(exp, r, independent))
+                                        for r in sequential)],
         expectations=evaluate(plan, list(getattr(request, "expect", [])), exp.outcomes), overrides=overrides,
         infrastructure=infrastructure(group_ids, exp.records), infraRetries=plan.stop.infraRetries,
         preflight=[PreflightEntry.model_validate(p) for p in preflight], groupDifferences=differences,

@@ -7,8 +7,18 @@ from datetime import datetime
 from typing import Any
 
 from harness.engine import SEGMENTS
-from harness.metrics import CheckRow, ExperimentRow, LlmCallRow, RequestSegmentRow, RunRow, ToolCallRow, TrialRow
+from harness.metrics import (
+    CheckRow,
+    ComparisonRow,
+    ExperimentRow,
+    LlmCallRow,
+    RequestSegmentRow,
+    RunRow,
+    ToolCallRow,
+    TrialRow,
+)
 
+from ._models import Report
 from ._records import TrialRecord
 
 
@@ -16,10 +26,35 @@ def _time(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else None
 
 
-def table_rows(experiment: ExperimentRow, records: list[TrialRecord]) -> dict[str, list[Any]]:
+def comparison_rows(report: Report) -> list[ComparisonRow]:
+    """Every p-value of the report with its test: each group against the placement control, then each comparison
+    at each look of a sequential stage."""
+    alpha = report.design.alpha if report.design is not None else 0.05
+    out = [ComparisonRow(
+        experiment_id=report.experimentId, stage_id=c.stage, group_id=c.group, other_id=c.control,
+        passes=c.groupPasses, n=c.groupN, other_passes=c.controlPasses, other_n=c.controlN,
+        samples_passes=c.groupSamples[0] if c.groupSamples else None,
+        samples_n=c.groupSamples[1] if c.groupSamples else None,
+        other_samples_passes=c.controlSamples[0] if c.controlSamples else None,
+        other_samples_n=c.controlSamples[1] if c.controlSamples else None,
+        p_value=c.pValue, samples_p_value=c.samplesP, test=c.test, alpha=alpha, separable=c.separable)
+        for c in report.comparisons]
+    for result in report.sequential or []:
+        d = result.design
+        out += [ComparisonRow(experiment_id=report.experimentId, stage_id=result.stage, group_id=c.group,
+                              other_id=c.other, look=look.look, passes=c.passes, n=c.n, other_passes=c.otherPasses,
+                              other_n=c.otherN, p_value=c.pValue, test=d.test, alpha=d.alpha, threshold=look.boundary,
+                              separable=c.crossed)
+                for look in result.looks for c in look.comparisons]
+    return out
+
+
+def table_rows(experiment: ExperimentRow, records: list[TrialRecord],
+               report: Report | None = None) -> dict[str, list[Any]]:
     eid = experiment.experiment_id
     tables: dict[str, list[Any]] = {"experiments": [experiment], "trials": [], "runs": [], "llm_calls": [],
-                                    "request_segments": [], "tool_calls": [], "checks": []}
+                                    "request_segments": [], "tool_calls": [], "checks": [],
+                                    "comparisons": [] if report is None else comparison_rows(report)}
     for r in records:
         base = {"experiment_id": eid, "trial_id": r.id}
         tables["trials"].append(TrialRow(

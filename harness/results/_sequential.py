@@ -35,7 +35,7 @@ def sequential_result(plan: Plan, stage: StageSpec,
     spec = stage.sequential
     assert spec is not None, f"stage {stage.id} is not sequential"
     return evaluate_sequential(stage.id, spec.looks, spec.spending, plan.analysis.alpha, sequential_pairs(plan, stage),
-                               lambda repeats: _counts_at(finals, repeats))
+                               lambda repeats: _counts_at(finals, repeats), plan.analysis.test)
 
 
 def sequential_results(exp: RunView) -> list[SequentialResult]:

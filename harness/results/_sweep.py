@@ -140,16 +140,27 @@ def sweep_table(reports: Mapping[str, Report]) -> list[SweepCell]:
     return cells
 
 
+def _samples(stage: StageReport) -> tuple[int, int]:
+    """(distinct passing answers, distinct answers): the independent samples behind the pass rate when the
+    repeats are not sampled draws."""
+    answers = {s: {tuple((r.finalAnswer or "").strip() for r in t.runs) for t in stage.trials if t.status == s}
+               for s in ("passed", "failed")}
+    return len(answers["passed"]), len(answers["passed"]) + len(answers["failed"])
+
+
 def outcomes_of(report: Report) -> dict[str, dict[str, StageOutcome]]:
+    temperature = report.model.sampling.get("temperature")
+    drawn = isinstance(temperature, int | float) and temperature > 0
     return {g.id: {s.id: StageOutcome(status=s.status, passes=s.passRate.passes, n=s.passRate.n,
-                                      failure_modes=failure_modes(s)) for s in g.stages} for g in report.groups}
+                                      failure_modes=failure_modes(s), samples=None if drawn else _samples(s))
+                   for s in g.stages} for g in report.groups}
 
 
 def sweep_findings(plan: Plan, reports: Mapping[str, Report]) -> list[SweepFinding]:
     per_model = {model: outcomes_of(r) for model, r in reports.items()}
     findings = {model: list(r.findings) for model, r in reports.items()}
     return cross_model_findings(plan.findings, per_model, [g.id for g in plan.groups], findings,
-                                alpha=plan.analysis.alpha)
+                                alpha=plan.analysis.alpha, test=plan.analysis.test)
 
 
 def sweep_caveats(sweep: SweepReport, reports: Mapping[str, Report]) -> list[str]:

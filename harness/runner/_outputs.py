@@ -35,11 +35,11 @@ def write_outputs(request: Any, exp: Any, experiment_id: str, status: str, stop_
         experiment_id=experiment_id, plan_id=exp.plan.id, plan_sha256=request.plan_sha256,
         model_agent=s.agent_model, model_maintainer=s.maintainer_model,
         model_kind=model_kind(s.agent_model),
-        status=status, stop_reason=stop_reason, created_at=report.createdAt)
+        status=status, stop_reason=stop_reason, created_at=report.createdAt, test=exp.plan.analysis.test)
     path = out / METRICS_FILE
     path.unlink(missing_ok=True)  # derived from trials.jsonl: rewritten whole on every (resumed) finish
     with MetricsWriter.open(path, experiment_id) as writer:
-        for table, rows in table_rows(experiment, exp.records).items():
+        for table, rows in table_rows(experiment, exp.records, report).items():
             writer.write(table, rows)
     if request.render:
         from harness.rendering import render_all as render  # lazy: rendering imports matplotlib

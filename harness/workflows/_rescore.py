@@ -8,7 +8,9 @@ report builder. Nothing in RUN_DIR is changed: the store is read from a copy (th
 probe it through the dispatcher), and the new report goes to ``RUN_DIR/rescored/<plan sha>-<time>/``
 with its own report.json, metrics.duckdb, report.html / .md, a copy of the transcripts and
 rescore.json (what changed). A plan whose groups, protocols, stages or turns differ from the
-recorded ones is refused, every difference named (``_rescore_compat``).
+recorded ones is refused, every difference named (``_rescore_compat``). The p-values keep the test of
+the report being re-scored (Fisher's for a report written before the test was a choice) unless asked
+otherwise: ``test``, or a plan whose ``analysis.test`` is set.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from harness.runner._persist import PLAN, STORE, RunDir
 from harness.runner._prices import PriceTable
 from harness.runner._runner import Experiment, Settings
 from harness.runner._trial import now
+from harness.stats import TITLES, TestName
 from protocols import InvalidInput, resolve
 from protocols.store import SqliteStore
 
@@ -139,9 +142,22 @@ def _outcomes(plan: Plan, records: list[TrialRecord], groups: list[str], stages:
     return outcomes, kept, notes
 
 
+def report_test(report: Report) -> TestName:
+    """The test a report's p-values came from (Fisher's in a report written before the test was a choice)."""
+    if report.design is not None:
+        return report.design.test
+    return report.comparisons[0].test if report.comparisons else "fisher"
+
+
+def _with_test(plan: Plan, test: TestName) -> Plan:
+    return plan.model_copy(update={"analysis": plan.analysis.model_copy(update={"test": test})})
+
+
 def rescore(run_dir: Path, plan: Plan | None = None, plan_sha256: str | None = None, plan_path: str | None = None,
-            out_dir: Path | None = None, render: bool = True) -> RescoreOutcome:
-    """Re-judge ``run_dir``'s trials with ``plan`` (default: the recorded plan); see the module docstring."""
+            out_dir: Path | None = None, render: bool = True, test: TestName | None = None) -> RescoreOutcome:
+    """Re-judge ``run_dir``'s trials with ``plan`` (default: the recorded plan); see the module docstring.
+    ``test``: the test of the new p-values; default: the plan's ``analysis.test`` when it sets one, else the
+    original report's."""
     rd = RunDir(run_dir)
     manifest = rd.manifest()
     try:
@@ -150,6 +166,9 @@ def rescore(run_dir: Path, plan: Plan | None = None, plan_sha256: str | None = N
         raise RescoreRefused(f"{run_dir} has no finished report to compare with ({exc})") from None
     old = recorded_plan(run_dir, manifest)
     new = plan or old
+    recorded_test = report_test(original)
+    asked = test or (new.analysis.test if plan is not None and "test" in new.analysis.model_fields_set else None)
+    new = _with_test(new, asked or recorded_test)
     records = rd.records()
     problems = plan_differences(new, old, records) or evidence_differences(new, records)
     if problems:
@@ -188,9 +207,12 @@ def rescore(run_dir: Path, plan: Plan | None = None, plan_sha256: str | None = N
     carried = [c for c in original.caveats
                if c.startswith(("price of ", "preflight ", "the plan ran with command-line overrides",
                                 THINKING_CAVEAT))]
+    used = new.analysis.test
     head = (f"Re-scored from the trials recorded in {run_dir} (plan sha256 {manifest.get('planSha256')}) with "
             f"plan sha256 {sha}, without any model call: checks, verdicts, failure modes and findings are this "
-            "plan's; answers, tool calls, tokens, costs and the budget are the recording's.")
+            "plan's; answers, tool calls, tokens, costs and the budget are the recording's. The p-values are "
+            f"{TITLES[used]}'s test, " + ("as in the report re-scored." if used == recorded_test else
+                                          f"as asked (the report re-scored used {TITLES[recorded_test]}'s)."))
     report = built.model_copy(update={"model": original.model, "budget": original.budget,
                                       "caveats": [head, *notes, *(c for c in built.caveats
                                                                    if not c.startswith(THINKING_CAVEAT)), *carried],

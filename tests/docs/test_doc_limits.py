@@ -1,5 +1,5 @@
 """The limits README.md and docs/results/*.md quote are the plan files' (the X-20 budgets a reader
-sets expectations by), and the p-values they quote are the counts' (X-41: two-sided Fisher exact).
+sets expectations by), and the p-values they quote are the counts' (X-41: two-sided exact tests).
 
 Each quoted limit is a registered claim: a regex on its sentence whose named groups are read as
 numbers and compared with the plan value the claim names. A claim whose sentence is gone fails (edit
@@ -7,7 +7,7 @@ the claim with the sentence); a number that disagrees with the plan fails. A sen
 quantity (seconds, tokens, calls, steps, repeats) next to a plan budget key or limit wording ("the
 limit is", "capped at", "s per call", "stops at") and no claim covers also fails, so a new limit
 cannot be quoted untested. Every "a/n vs b/m, p = X" in the result pages is recomputed as the
-reports print it."""
+reports print it, with the test it names (Boschloo's or, unnamed, Fisher's)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from harness.analysis import fisher_p, format_p
+from harness.analysis import format_p, p_value
 
 ROOT = Path(__file__).parents[2]
 PROBE = "plans/local-placement-probe/experiment-plan.json"
@@ -126,8 +126,14 @@ def test_every_sentence_quoting_a_limit_is_a_registered_claim(doc: str) -> None:
 
 @pytest.mark.parametrize("doc", [d for d in DOCS if d.startswith("docs/results/")])
 def test_every_quoted_p_is_the_counts(doc: str) -> None:
-    quotes = re.findall(r"(\d+)/(\d+) vs (?:[A-Za-z0-9]+ )?(\d+)/(\d+)[,:] (?:Fisher )?p = ([\d.]+)", _text(doc))
+    quotes = re.findall(r"(\d+)/(\d+) vs (?:[A-Za-z0-9]+ )?(\d+)/(\d+)[,:] (?:(Fisher|Boschloo) )?p ([=<]) ([\d.]+)",
+                        _text(doc))
     assert quotes, f"{doc} quotes no comparison"
-    wrong = [(q, format_p(fisher_p(int(q[0]), int(q[1]), int(q[2]), int(q[3])))) for q in quotes
-             if format_p(fisher_p(int(q[0]), int(q[1]), int(q[2]), int(q[3]))) != q[4]]
+    assert any(q[4] == "Boschloo" for q in quotes), f"{doc} states no result with Boschloo's test"
+
+    def printed(q: tuple[str, ...]) -> str:  # a quote without a test's name is Fisher's (the pages' tables say so)
+        test = "boschloo" if q[4] == "Boschloo" else "fisher"
+        return format_p(p_value(int(q[0]), int(q[1]), int(q[2]), int(q[3]), test))  # type: ignore[arg-type]
+
+    wrong = [(q, printed(q)) for q in quotes if printed(q) != (q[6] if q[5] == "=" else f"< {q[6]}")]
     assert wrong == []

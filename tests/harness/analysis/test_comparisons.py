@@ -7,15 +7,30 @@ import pytest
 from harness.analysis import ConversationOutcome, compare, compare_with_baseline, compare_with_control
 
 
-def test_x41_statement_has_n_wilson_fisher_and_not_separable_wording() -> None:
-    c = compare("simple", "B", (3, 3), "A", (0, 3))
+def test_x41_statement_has_n_wilson_the_test_and_not_separable_wording() -> None:
+    c = compare("simple", "B", (3, 3), "A", (0, 3), test="fisher")
     assert (c.groupPasses, c.groupN, c.controlPasses, c.controlN) == (3, 3, 0, 3)
-    assert c.fisherP == pytest.approx(0.10) and c.separable is False
+    assert c.pValue == pytest.approx(0.10) and c.separable is False and c.test == "fisher"
     assert c.groupWilson95 is not None and round(c.groupWilson95[0], 2) == 0.44
     assert c.statement == (
         "simple: B 3/3 (Wilson 95% 0.44–1.00) vs A 0/3 (Wilson 95% 0.00–0.56), Fisher p = 0.10: "
         "not separable at this n."
     )
+    c = compare("simple", "B", (3, 3), "A", (0, 3))  # Boschloo's test, the default
+    assert c.test == "boschloo" and c.separable is True and c.samplesP is None
+    assert c.statement.endswith("Boschloo p = 0.031: separable (p < 0.05).")
+
+
+def test_x41_identical_repeats_are_one_sample_and_never_separable() -> None:
+    """At temperature 0 three identical answers per group are one sample: 1/1 vs 0/1 (p = 0.50)."""
+    c = compare("simple", "B", (3, 3), "A", (0, 3), samples=((1, 1), (0, 1)))
+    assert c.pValue == pytest.approx(1 / 32, rel=1e-6) and c.samplesP == pytest.approx(0.5) and c.separable is False
+    assert (c.groupSamples, c.controlSamples) == ((1, 1), (0, 1))
+    assert ("but identical repeats are one sample repeated (not sampled above temperature 0): B's 3 and A's 3 "
+            "trials gave 1 and 1 distinct answer(s), and on those, B 1/1 vs A 0/1, Boschloo p = 0.50: not separable "
+            "at this n.") in c.statement
+    drawn = compare("simple", "B", (3, 3), "A", (0, 3), samples=((3, 3), (0, 3)))  # every answer distinct
+    assert drawn.separable is True and drawn.samplesP is None and drawn.groupSamples is None
 
 
 def test_x41_separable_when_p_below_005() -> None:
@@ -25,7 +40,7 @@ def test_x41_separable_when_p_below_005() -> None:
 
 def test_x41_no_verdict_trials_not_compared() -> None:
     c = compare("tool_continuation", "C", (0, 0), "A", (2, 2))
-    assert c.fisherP is None and c.separable is None and c.groupWilson95 is None
+    assert c.pValue is None and c.separable is None and c.groupWilson95 is None
     assert "not compared: C has no trial with a verdict" in c.statement
 
 

@@ -30,27 +30,47 @@ def _kinds(review: DesignReview) -> list[tuple[str, str | None, bool]]:
     return [(f.kind, f.stage, f.problem) for f in review.findings]
 
 
-def test_fixed_plan_can_separate_nothing() -> None:
+def test_fixed_plan_can_separate_a_complete_difference_in_simple_once_repeats_are_draws() -> None:
+    """Boschloo's test (the default): 3/3 vs 0/3 is p = 0.031, so simple can separate a complete difference; the
+    2 repeats of tool_continuation cannot (2/2 vs 0/2: 0.125); at temperature 0 each stage is one sample."""
     review = _review(_data(FIXED))
     pairs = [(c.stage, c.group, c.other) for c in review.comparisons]
     expected = [("B", "A"), ("C", "A"), ("v2", "v1")]
+    assert review.test == "boschloo"
     assert pairs == [(s, g, o) for s in ("simple", "tool_continuation") for g, o in expected]
     simple = [c for c in review.comparisons if c.stage == "simple"]
-    assert all(c.n == 3 and c.smallestP == pytest.approx(0.1) and not c.separablePossible for c in simple)
+    assert all(c.n == 3 and c.smallestP == pytest.approx(1 / 32, rel=1e-6) and c.separablePossible for c in simple)
     later = [c for c in review.comparisons if c.stage == "tool_continuation"]
-    assert all(c.n == 2 and c.smallestP == pytest.approx(1 / 3) and not c.separablePossible for c in later)
-    assert all(c.nSeparable == 4 and c.power is None and c.nForPower is None for c in review.comparisons)
-    assert _kinds(review) == [("not-separable", "simple", True), ("not-separable", "tool_continuation", True),
-                              ("one-sample", "simple", True), ("one-sample", "tool_continuation", True),
-                              ("one-sample", "conversation", False)]
-    simple_text, later_text = review.findings[0].statement, review.findings[1].statement
-    assert ("simple: at n = 3 per group no outcome of B vs A, C vs A, v2 vs v1 can be separable at α = 0.05"
-            in simple_text)
+    assert all(c.n == 2 and c.smallestP == pytest.approx(1 / 8, rel=1e-6) and not c.separablePossible
+               for c in later)
+    assert all(c.nSeparable == 3 and c.power is None and c.nForPower is None for c in review.comparisons)
+    assert _kinds(review) == [("not-separable", "tool_continuation", True), ("one-sample", "simple", True),
+                              ("one-sample", "tool_continuation", True), ("one-sample", "conversation", False)]
+    later_text, simple_sample = review.findings[0].statement, review.findings[1].statement
+    assert "tool_continuation: at n = 2 per group B vs A, C vs A, v2 vs v1 cannot be separable" in later_text
+    assert "smallest two-sided Boschloo p any outcome can reach is 0.13 (2/2 vs 0/2)" in later_text
+    assert "separable at n = 3 per group (3/3 vs 0/3: p = 0.031)" in later_text
+    assert review.findings[0].fix == "raise the repeats of tool_continuation to at least 3"
+    assert "at temperature 0 this stage has one independent sample per group" in simple_sample
+    assert ("once its repeats are sampled draws (temperature above 0), a complete difference (3/3 vs 0/3) is "
+            "separable: Boschloo p = 0.031.") in simple_sample
+    assert review.problems == 3
+
+
+def test_fixed_plan_with_fishers_test_can_separate_nothing() -> None:
+    data = _data(FIXED)
+    data["analysis"] = {"test": "fisher"}
+    review = _review(data)
+    assert review.test == "fisher"
+    assert all(not c.separablePossible and c.nSeparable == 4 for c in review.comparisons)
+    assert _kinds(review)[:2] == [("not-separable", "simple", True), ("not-separable", "tool_continuation", True)]
+    simple_text = review.findings[0].statement
+    assert "simple: at n = 3 per group B vs A, C vs A, v2 vs v1 cannot be separable at α = 0.05" in simple_text
     assert "smallest two-sided Fisher p any outcome can reach is 0.10 (3/3 vs 0/3)" in simple_text
     assert "separable at n = 4 per group (4/4 vs 0/4: p = 0.029)" in simple_text
-    assert "is 0.33 (2/2 vs 0/2)" in later_text
     assert review.findings[0].fix == "raise the repeats of simple to at least 4"
-    assert "at temperature 0 this stage has one independent sample per group" in review.findings[2].statement
+    assert ("even as sampled draws, a complete difference (3/3 vs 0/3, Fisher p = 0.10) cannot be separable at "
+            "n = 3") in review.findings[2].statement
     assert review.problems == 4
 
 
@@ -62,13 +82,14 @@ def test_probe_plan_has_no_design_problem() -> None:
 
 def test_review_is_camel_case_json_with_its_problem_count() -> None:
     dumped = _review(_data(FIXED)).model_dump(mode="json")
-    assert dumped["problems"] == 4 and dumped["alpha"] == 0.05 and dumped["targetPower"] == 0.8
+    assert dumped["problems"] == 3 and dumped["alpha"] == 0.05 and dumped["targetPower"] == 0.8
+    assert dumped["test"] == "boschloo" and dumped["sequential"] == []
     assert {"smallestP", "separablePossible", "nSeparable", "nForPower", "otherN"} <= set(dumped["comparisons"][0])
 
 
 def test_expected_effect_gives_power_and_the_n_for_it() -> None:
     data = _data(PROBE)
-    data["analysis"] = {"effect": {"control": 0.9, "treatment": 0.3}}
+    data["analysis"] = {"effect": {"control": 0.9, "treatment": 0.3}, "test": "fisher"}
     review = _review(data)
     assert review.problems == 0
     assert all(c.power == pytest.approx(0.9787, abs=1e-4) and c.nForPower == 12 for c in review.comparisons)
@@ -78,11 +99,14 @@ def test_expected_effect_gives_power_and_the_n_for_it() -> None:
     assert (finding.kind, finding.problem, finding.fix) == ("underpowered", True, "raise the repeats of simple to 12")
     assert "the exact power of B vs A, C vs A, v2 vs v1 at n = 8 per group is 0.60" in finding.statement
     assert "80% power needs n = 12 per group" in finding.statement
+    del data["analysis"]["test"]  # Boschloo: 10 per group
+    (finding,) = _review(data).findings
+    assert finding.fix == "raise the repeats of simple to 10" and "(two-sided Boschloo, α = 0.05)" in finding.statement
 
 
 def test_plan_alpha_decides_what_can_be_separable() -> None:
     data = _data(FIXED)
-    data["analysis"] = {"alpha": 0.2}
+    data["analysis"] = {"alpha": 0.2, "test": "fisher"}
     review = _review(data)
     simple = [c for c in review.comparisons if c.stage == "simple"]
     assert all(c.separablePossible and c.nSeparable == 3 for c in simple)  # 0.10 < 0.2
@@ -145,18 +169,27 @@ def test_each_fix_clears_the_finding(change: Any) -> None:
 
 
 def test_a_sequential_stage_says_the_earliest_look_it_can_stop_at() -> None:
-    """Looks 4, 8, …, 20 with O'Brien–Fleming at α 0.05: 4/4 vs 0/4 (p = 0.029) cannot cross look 1's
-    boundary (1.2e-05), 8/8 vs 0/8 (p = 0.00016) crosses look 2's (0.0019); looks that end at n = 3 cannot
-    stop at all, a design problem."""
+    """Looks 4, 8, …, 20 with O'Brien–Fleming at α 0.05, thresholds calibrated exactly (Boschloo): 4/4 vs 0/4
+    cannot cross look 1, 8/8 vs 0/8 (p = 0.000031) crosses look 2's threshold (0.0022); exact size 0.047. With an
+    effect, its power and expected repeats; looks that end at n = 3 can stop nowhere: a design problem."""
     from harness.plan import parse_plan
     from tests.harness.runner.test_sequential_stopping import sequential_plan
 
-    (note,) = [f for f in review_design(parse_plan(sequential_plan())[0]).findings if f.kind == "sequential"]
+    review = review_design(parse_plan(sequential_plan())[0])
+    (note,) = [f for f in review.findings if f.kind == "sequential"]
     assert not note.problem and note.stage == "simple"
-    assert "the earliest it can stop is look 2 (n = 8 per group), where a complete difference gives p = 0.00016 " \
-           "< boundary 0.0019; at the look before (n = 4) p = 0.029 does not cross 1.2e-05" in note.statement
+    assert "thresholds calibrated exactly, 0.0078, 0.0022, 0.017, 0.025, 0.042 (crossing when p is below), exact " \
+           "size 0.0470" in note.statement
+    assert "the earliest it can stop is look 2 (n = 8 per group), where a complete difference gives p = 0.000031 " \
+           "< 0.0022" in note.statement
+    (seq,) = review.sequential
+    assert seq.earliestStop == 2 and 0.04 <= seq.size <= 0.05 and seq.power is None
+    data = sequential_plan()
+    data["analysis"] = {"effect": {"control": 0.8, "treatment": 0.4}}
+    (seq,) = review_design(parse_plan(data)[0]).sequential
+    assert (round(seq.power or 0, 2), round(seq.expectedRepeats or 0, 1)) == (0.73, 16.7)
     data = sequential_plan()
     simple = next(s for s in data["stages"] if s["id"] == "simple")
-    simple.update(repeats=3, sequential={**simple["sequential"], "looks": [2, 3]})
+    simple.update(repeats=2, sequential={**simple["sequential"], "looks": [1, 2]})
     (stuck,) = [f for f in review_design(parse_plan(data)[0]).findings if f.kind == "sequential"]
     assert stuck.problem and "can show no separable difference" in stuck.statement and stuck.fix

@@ -1,5 +1,6 @@
-"""Issue 11: every finding sentence names its n and Fisher p; the sentinel sentence only where the
-control passed the stage; no sentence about a stage without trials (X-40, X-41)."""
+"""Every finding sentence names its n and its p with the test's name; the sentinel sentence only where the
+control passed the stage; no sentence about a stage without trials (X-40, X-41). Worded here with Fisher's
+test, under which nothing at n = 3 is separable; Boschloo's (the default) in test_boschloo_findings.py."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ Counts = dict[str, dict[str, tuple[int, int]]]
 
 
 def finding(o: dict[str, dict[str, str]], counts: Counts | None = None):  # type: ignore[no-untyped-def]
-    return derive_findings(SPEC, o, counts=counts or counts_of(o), maintenance_ran=True,
+    return derive_findings(SPEC, o, counts=counts or counts_of(o), maintenance_ran=True, test="fisher",
                            model_kind="real").findings[0]
 
 
@@ -36,7 +37,7 @@ def test_every_statement_names_n_and_fisher_p(o: dict[str, dict[str, str]]) -> N
     # a claim about the sentinel control alone names only its own figures, no comparison it does not make
     own_only = f.restsOn == [] and f.rule.endswith(("control-failed", "control-inconclusive")) and \
         (re.search(r"rests on simple: v1 \d/3", head) or "n = 0" in head)
-    assert with_p or counts_only or own_only or ("no Fisher p" in head and "n = 0" in head), head
+    assert with_p or counts_only or own_only or ("no p-value" in head and "n = 0" in head), head
 
 
 def test_the_brief_example_reads_with_counts_and_p() -> None:
@@ -87,7 +88,7 @@ def test_a_reading_is_stated_only_when_every_difference_it_claims_is_separable(f
     head = f.statement.removesuffix(f.sentinelStatement)
     assert reading in head and "consistent with" not in head and "not shown" not in head
     assert "Fisher p < 0.001, separable (p < 0.05)" in head
-    assert f.restsOn and all(c.separable and c.fisherP < 0.001 for c in f.restsOn)
+    assert f.restsOn and all(c.separable and c.pValue < 0.001 for c in f.restsOn)
 
 
 def test_a_reading_with_only_some_differences_separable_says_which() -> None:
@@ -176,7 +177,8 @@ def test_identical_repeats_do_not_show_a_difference_their_counts_separate() -> N
     identical: one sample repeated, at most 0/1 vs 1/1 independent samples (p = 1.0): not shown."""
     o = outcomes({"A", "v2"})
     counts, one = counts_of(o, n=4), counts_of(o, n=1)
-    f = derive_findings(SPEC, o, counts=counts, samples=one, maintenance_ran=True, model_kind="scripted").findings[0]
+    f = derive_findings(SPEC, o, counts=counts, samples=one, maintenance_ran=True, model_kind="scripted",
+                        test="fisher").findings[0]
     assert f.shown is False and "A 0/4 vs B 4/4, Fisher p = 0.029, separable (p < 0.05)" in f.statement
     assert ("consistent with the trailing assistant placement being implicated (moving the state before the "
             "history, or giving it the user role, removing the failure), not shown: identical repeats are one "

@@ -35,6 +35,7 @@ def counts_of(o: dict[str, dict[str, str]], n: int = 3) -> dict[str, dict[str, t
 def derive(o: dict[str, dict[str, str]], spec: FindingsSpec = SPEC, **kw: object):  # type: ignore[no-untyped-def]
     kw.setdefault("maintenance_ran", True)
     kw.setdefault("model_kind", "real")
+    kw.setdefault("test", "fisher")  # the wording at n = 3 where no outcome is separable (Boschloo's: test_boschloo_*)
     return derive_findings(spec, o, counts=counts_of(o), **kw)  # type: ignore[arg-type]
 
 

@@ -9,10 +9,11 @@ from tests.harness.analysis.test_findings_rules import counts_of, outcomes
 
 
 def test_placement_v3_reading_shown_at_a_looser_alpha() -> None:
-    o = outcomes({"A"})  # A 0/3 vs B 3/3 and C 3/3: p = 0.10
-    strict = derive_findings(FindingsSpec(), o, counts=counts_of(o), maintenance_ran=True, model_kind="real")
+    o = outcomes({"A"})  # A 0/3 vs B 3/3 and C 3/3: Fisher p = 0.10
+    strict = derive_findings(FindingsSpec(), o, counts=counts_of(o), maintenance_ran=True, model_kind="real",
+                             test="fisher")
     loose = derive_findings(FindingsSpec(), o, counts=counts_of(o), maintenance_ran=True, model_kind="real",
-                            alpha=0.2)
+                            alpha=0.2, test="fisher")
     assert strict.findings[0].shown is False and "not shown at this n" in strict.findings[0].statement
     assert loose.findings[0].shown is True
     assert "A 0/3 vs B 3/3, Fisher p = 0.10, separable (p < 0.2)" in loose.findings[0].statement
@@ -21,7 +22,7 @@ def test_placement_v3_reading_shown_at_a_looser_alpha() -> None:
 
 def test_placement_rates_use_alpha() -> None:
     spec = FindingsSpec(rules="placement-rates", baselineGroup=None, baselineStage=None, anomalyStages=["simple"])
-    passes = {"A": 8, "B": 9, "C": 16, "v2": 8, "v1": 19}  # C vs A: p = 0.022
+    passes = {"A": 8, "B": 9, "C": 16, "v2": 8, "v1": 19}  # C vs A: Boschloo p = 0.011, Fisher 0.022
     counts = {g: {"simple": (p, 20)} for g, p in passes.items()}
     status = {g: {"simple": "failed"} for g in passes}
 
@@ -32,14 +33,16 @@ def test_placement_rates_use_alpha() -> None:
 
     assert rule(0.05).startswith("placement-rates/role-helps") and "separable (p < 0.05)" in rule(0.05)
     assert rule(0.01).startswith("placement-rates/no-separable-difference")
+    assert rule(0.015).startswith("placement-rates/role-helps")  # Boschloo, the default: p = 0.011
 
 
 def test_comparisons_and_sweep_use_alpha() -> None:
     counts = {"A": {"simple": (0, 3)}, "B": {"simple": (3, 3)}}
-    (c,) = compare_with_control(counts, "A", ["simple"], ["A", "B"], alpha=0.2)
+    (c,) = compare_with_control(counts, "A", ["simple"], ["A", "B"], alpha=0.2, test="fisher")
     assert c.separable is True and c.statement.endswith("separable (p < 0.2).")
     per_model = {"m": {"v1": {"simple": StageOutcome("passed", 3, 3)}, "A": {"simple": StageOutcome("failed", 0, 3)}}}
-    found = cross_model_findings(FindingsSpec(anomalyStages=["simple"]), per_model, ["A", "v1"], {}, alpha=0.2)
+    found = cross_model_findings(FindingsSpec(anomalyStages=["simple"]), per_model, ["A", "v1"], {}, alpha=0.2,
+                                 test="fisher")
     group = next(f for f in found if f.group == "A")
     assert group.perModel[0].separable is True and "separable (p < 0.2)" in group.perModel[0].clause
 

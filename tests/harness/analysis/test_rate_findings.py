@@ -1,5 +1,6 @@
-"""``placement-rates``: findings for sampled repeats without gating compare pass rates with Fisher's
-exact test; every sentence names its counts and p (issue 12, the local probe plan)."""
+"""``placement-rates``: findings for sampled repeats without gating compare pass rates with the plan's exact
+test (Boschloo's by default); every sentence names its counts and p, and at temperature 0 a difference is
+separable only on the distinct answers (the local probe plan)."""
 
 from __future__ import annotations
 
@@ -13,13 +14,15 @@ from harness.plan import FindingsSpec
 SPEC = FindingsSpec(rules="placement-rates", baselineGroup=None, baselineStage=None, anomalyStages=["simple"])
 
 
-def _find(a: int, b: int, c: int, v2: int, v1: int, n: int = 20) -> tuple[str, str, bool | None]:
+def _find(a: int, b: int, c: int, v2: int, v1: int, n: int = 20, test: str = "boschloo"
+          ) -> tuple[str, str, bool | None]:
     passes = {"A": a, "B": b, "C": c, "v2": v2, "v1": v1}
     counts = {g: {"simple": (p, n)} for g, p in passes.items()}
     outcomes = {g: {"simple": "passed" if p == n else "failed"} for g, p in passes.items()}
-    result = derive_rate_findings(SPEC, counts, outcomes, model_kind="real", maintenance_ran=False)  # type: ignore[arg-type]
+    result = derive_rate_findings(SPEC, counts, outcomes, model_kind="real", maintenance_ran=False,  # type: ignore[arg-type]
+                                  test=test)  # type: ignore[arg-type]
     (finding,) = result.findings
-    assert any("Fisher's exact test" in c for c in result.caveats)
+    assert any(f"{test.title()}'s exact test" in c for c in result.caveats)
     return finding.rule, finding.statement, finding.sentinelReproduced
 
 
@@ -36,13 +39,14 @@ def test_rules_from_rates(passes: tuple[int, int, int, int, int], rule: str) -> 
     assert got == f"placement-rates/{rule}"
     assert "A " + f"{passes[0]}/20 (Wilson" in statement and "v1 " + f"{passes[4]}/20" in statement
     if rule != "control-weak":
-        assert re.search(r"Fisher p = [01]\.\d+", statement)  # the p it rests on
+        assert re.search(r"Boschloo p (= [01]\.\d+|< 0\.001)", statement)  # the p it rests on
 
 
 def test_sentinel_reproduced_only_when_separable_below_the_control() -> None:
     assert _find(8, 9, 18, 7, 19)[2] is True  # v2 7/20 vs v1 19/20, p < 0.001
     assert _find(12, 13, 11, 12, 13)[2] is False  # not separable: not shown at this n
-    assert _find(1, 2, 2, 0, 3, n=3)[2] is False  # 0/3 vs 3/3: p = 0.10, even the extreme is not shown
+    assert _find(1, 2, 2, 0, 3, n=3, test="fisher")[2] is False  # 0/3 vs 3/3: Fisher p = 0.10, not shown
+    assert _find(1, 2, 2, 0, 3, n=3)[2] is True  # Boschloo p = 0.031
 
 
 def test_a_control_without_trials_draws_no_conclusion() -> None:
@@ -62,9 +66,22 @@ def test_each_comparison_names_both_counts_and_a_p_that_is_never_zero() -> None:
     counts = {g: {"simple": (p, 20)} for g, p in passes.items()}
     outcomes = {g: {"simple": "failed"} for g in passes}
     (f,) = derive_rate_findings(SPEC, counts, outcomes, model_kind="real", maintenance_ran=True).findings  # type: ignore[arg-type]
-    assert "(B 9/20 vs A 8/20: Fisher p = 1.0, not separable at this n; " \
-           "C 18/20 vs A 8/20: Fisher p = 0.0022, separable (p < 0.05), C above A)" in f.statement
-    assert f.sentinelStatement.startswith("Sentinel: v2 7/20 vs v1 19/20: Fisher p < 0.001, separable (p < 0.05)")
+    assert "(B 9/20 vs A 8/20: Boschloo p = 0.87, not separable at this n; " \
+           "C 18/20 vs A 8/20: Boschloo p < 0.001, separable (p < 0.05), C above A)" in f.statement
+    assert f.sentinelStatement.startswith("Sentinel: v2 7/20 vs v1 19/20: Boschloo p < 0.001, separable (p < 0.05)")
     assert "p = 0.000" not in f.statement + f.sentinelStatement
     assert f.shown is True and [(c.group, c.other, c.separable) for c in f.restsOn] == [("B", "A", False),
                                                                                        ("C", "A", True)]
+
+
+def test_identical_repeats_are_compared_on_their_distinct_answers() -> None:
+    """At temperature 0, 3/3 vs 0/3 identical answers (Boschloo p = 0.031) are 1/1 vs 0/1: not separable."""
+    counts = {g: {"simple": (3, 3)} for g in ("A", "B", "C", "v2", "v1")} | {"A": {"simple": (0, 3)}}
+    one = {g: {"simple": (c["simple"][0] // 3, 1)} for g, c in counts.items()}
+    outcomes = {g: {"simple": "passed" if c["simple"][0] else "failed"} for g, c in counts.items()}
+    (f,) = derive_rate_findings(SPEC, counts, outcomes, model_kind="real", maintenance_ran=True,  # type: ignore[arg-type]
+                                samples=one).findings
+    assert f.rule == "placement-rates/no-separable-difference"
+    assert ("B 3/3 vs A 0/3: Boschloo p = 0.031, but identical repeats are one sample repeated: on the distinct "
+            "answers B 1/1 vs A 0/1, p = 0.50, not separable at this n") in f.statement
+    assert all(not c.separable and c.n == 1 for c in f.restsOn)

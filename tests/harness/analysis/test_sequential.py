@@ -1,5 +1,5 @@
-"""A sequential stage's looks (X-41): each comparison's exact Fisher p against the boundary its spending
-function adds at that look; a stop only when every listed comparison crosses at one look."""
+"""A sequential stage's looks (X-41): each comparison's exact p (the plan's test) against the look's threshold,
+calibrated exactly; a stop only when every listed comparison crosses at one look."""
 
 from __future__ import annotations
 
@@ -7,26 +7,32 @@ from collections.abc import Mapping
 
 import pytest
 
-from harness.analysis import Counts, boundary_text, evaluate_sequential, look_alphas, sequential_finding, small_p
+from harness.analysis import Counts, boundary_text, evaluate_sequential, sequential_finding, small_p
+from harness.stats import calibrated
 
 LOOKS = [4, 8, 12, 16, 20]
 PAIRS = [("B", "A"), ("C", "A")]
 
 
-def _evaluate(counts: Mapping[int, Mapping[str, Counts]], spending: str = "obrien-fleming"):  # type: ignore[no-untyped-def]
-    return evaluate_sequential("simple", LOOKS, spending, 0.05, PAIRS, lambda r: counts.get(r))  # type: ignore[arg-type]
+def _evaluate(counts: Mapping[int, Mapping[str, Counts]], spending: str = "obrien-fleming",  # type: ignore[no-untyped-def]
+              test: str = "boschloo"):
+    return evaluate_sequential("simple", LOOKS, spending, 0.05, PAIRS, lambda r: counts.get(r), test)  # type: ignore[arg-type]
 
 
 def test_stops_only_when_every_comparison_crossed() -> None:
     """B is apart from A at look 2 (8/8 vs 0/8), C is not (4/8): no stop; at look 3 both are."""
     counts = {4: {"A": (0, 4), "B": (4, 4), "C": (2, 4)}, 8: {"A": (0, 8), "B": (8, 8), "C": (4, 8)},
               12: {"A": (0, 12), "B": (12, 12), "C": (12, 12)}}
-    result = _evaluate(counts)
-    assert result.outcome == "stopped" and result.stoppedAt == 3 and result.ranTo == 12
-    assert [lk.crossed for lk in result.looks] == [False, False, True]
-    b, c = result.looks[1].comparisons
-    assert b.crossed and not c.crossed and c.fisherP == pytest.approx(0.0769, abs=1e-4)
-    assert result.looks[2].boundary == pytest.approx(look_alphas(LOOKS)[2])
+    for test, c_p in (("fisher", 0.0769), ("boschloo", 0.0279)):
+        result = _evaluate(counts, test=test)
+        assert result.outcome == "stopped" and result.stoppedAt == 3 and result.ranTo == 12
+        assert [lk.crossed for lk in result.looks] == [False, False, True]
+        b, c = result.looks[1].comparisons
+        assert b.crossed and not c.crossed and c.pValue == pytest.approx(c_p, abs=1e-4)
+        design = calibrated(tuple(LOOKS), 0.05, "obrien-fleming", test)  # type: ignore[arg-type]
+        assert [lk.boundary for lk in result.looks] == design.thresholds[:3]
+        assert result.design.test == test and result.design.size == design.size <= 0.05
+        assert f"{test.title()}'s test, exact size 0.0470" in result.statement
 
 
 def test_runs_as_a_fixed_design_when_no_look_crosses() -> None:
@@ -46,15 +52,24 @@ def test_a_look_the_run_did_not_finish_is_not_evaluated() -> None:
 def test_a_side_without_a_verdict_never_crosses() -> None:
     result = _evaluate({n: {"A": (0, n), "B": (n, n), "C": (0, 0)} for n in LOOKS})
     assert result.outcome == "fixed"
-    assert all(lk.comparisons[1].fisherP is None and not lk.comparisons[1].crossed for lk in result.looks)
+    assert all(lk.comparisons[1].pValue is None and not lk.comparisons[1].crossed for lk in result.looks)
     assert "C vs A no p" in result.statement
 
 
-def test_pocock_spends_early_and_stops_at_look_2() -> None:
-    """Pocock's first boundary is 0.015: 4/4 vs 0/4 (p = 0.029) does not cross it; 8/8 vs 0/8 crosses 0.011."""
+def test_pocock_spends_early_and_stops_at_look_1() -> None:
+    """Pocock spends α early: calibrated, 4/4 vs 0/4 (Boschloo p = 0.0078) crosses look 1's threshold (0.070, above
+    α: no outcome of 4 vs 4 has a p between 0.0078 and it); O'Brien–Fleming's look 1 is 0.0078 itself: no cross."""
     counts = {n: {"A": (0, n), "B": (n, n), "C": (n, n)} for n in LOOKS}
     result = _evaluate(counts, "pocock")
-    assert result.looks[0].boundary == pytest.approx(0.01477, abs=1e-5) and result.stoppedAt == 2
+    assert result.looks[0].boundary == pytest.approx(0.0703, abs=1e-4) and result.stoppedAt == 1
+    assert "The threshold at look 1 is above α and still valid" in sequential_text(result)
+    assert _evaluate(counts).stoppedAt == 2
+
+
+def sequential_text(result) -> str:  # type: ignore[no-untyped-def]
+    from harness.analysis import design_text
+
+    return design_text(result.design)
 
 
 def test_p_and_boundary_texts_never_round_across_the_boundary() -> None:

@@ -48,5 +48,5 @@ def test_probe_plan_runs_every_group_and_compares_rates(tmp_path: Path) -> None:
     rates = {g.id: (s.passRate.passes, s.passRate.n) for g in outcome.report.groups for s in g.stages}
     assert rates == {g: (3, 3) for g in ("A", "B", "C", "v2", "v1")}  # every group ran every repeat
     (finding,) = outcome.report.findings
-    assert finding.rule == "placement-rates/no-separable-difference" and "Fisher p = 1.0," in finding.statement
+    assert finding.rule == "placement-rates/no-separable-difference" and "Boschloo p = 1.0," in finding.statement
     assert outcome.report.model.prices["openai/qwen"].source == "local-unknown"

@@ -22,33 +22,36 @@ def _write(tmp_path: Path, data: dict[str, Any]) -> str:
     return str(path)
 
 
-def test_fixed_plan_review_says_nothing_can_be_separable() -> None:
+def test_fixed_plan_review_says_what_can_be_separable() -> None:
+    """Boschloo's test: simple (3 repeats) can separate a complete difference once its repeats are draws;
+    tool_continuation (2) cannot whatever the model does."""
     result = runner.invoke(app, ["validate", str(FIXED_PLAN)], env=WIDE)
     assert result.exit_code == 0, result.output  # valid; without --strict a design problem does not fail
     out = result.output
     assert out.splitlines()[0] == "valid"
-    assert "simple: at n = 3 per group no outcome of B vs A, C vs A, v2 vs v1 can be separable at α = 0.05" in out
-    assert "smallest two-sided Fisher p any outcome can reach is 0.10 (3/3 vs 0/3)" in out
-    assert "tool_continuation: at n = 2 per group" in out and "is 0.33 (2/2 vs 0/2)" in out
-    assert "a complete difference becomes separable at n = 4 per group" in out
-    assert "fix: raise the repeats of simple to at least 4" in out
+    assert "design: what each comparison can show (two-sided Boschloo, α = 0.05)" in out
+    assert "tool_continuation: at n = 2 per group B vs A, C vs A, v2 vs v1 cannot be separable at α = 0.05" in out
+    assert "smallest two-sided Boschloo p any outcome can reach is 0.13 (2/2 vs 0/2)" in out
+    assert "a complete difference becomes separable at n = 3 per group" in out
+    assert "fix: raise the repeats of tool_continuation to at least 3" in out
     assert "simple: at temperature 0 this stage has one independent sample per group" in out
-    assert out.count("never") == 6  # the table: no comparison of either anomaly stage can be separable
+    assert "a complete difference (3/3 vs 0/3) is separable: Boschloo p = 0.031" in out
+    assert out.count("never") == 3 and out.count("possible") == 3  # the table: simple can, tool_continuation not
 
 
 def test_strict_fails_the_fixed_plan_with_its_own_exit_code() -> None:
     result = runner.invoke(app, ["validate", str(FIXED_PLAN), "--strict"], env=WIDE)
     assert result.exit_code == 5, result.output
-    assert "--strict: 4 design problem(s) (exit 5)" in result.output
+    assert "--strict: 3 design problem(s) (exit 5)" in result.output
 
 
 def test_strict_json_carries_the_review() -> None:
     result = runner.invoke(app, ["validate", str(FIXED_PLAN), "--strict", "--json"])
     assert result.exit_code == 5
     data = json.loads(result.stdout)
-    assert data["valid"] is True and data["design"]["problems"] == 4
+    assert data["valid"] is True and data["design"]["problems"] == 3 and data["design"]["test"] == "boschloo"
     simple = [c for c in data["design"]["comparisons"] if c["stage"] == "simple"]
-    assert [round(c["smallestP"], 3) for c in simple] == [0.1, 0.1, 0.1]
+    assert [round(c["smallestP"], 3) for c in simple] == [0.031, 0.031, 0.031]
     assert {f["kind"] for f in data["design"]["findings"]} == {"not-separable", "one-sample"}
 
 
@@ -80,4 +83,4 @@ def test_an_expected_effect_adds_power_columns(tmp_path: Path) -> None:
     result = runner.invoke(app, ["validate", _write(tmp_path, data), "--strict"], env=WIDE)
     assert result.exit_code == 0, result.output
     assert "power (0.9 vs 0.3)" in result.output and "n for 80%" in result.output
-    assert "0.98" in result.output and "12" in result.output
+    assert "0.99" in result.output and "10" in result.output

@@ -90,7 +90,7 @@ def build_run(root: Path) -> Path:
         groups.append({"id": gid, "label": f"group {gid}", "role": role,
                        "protocol": {"id": "unified", "version": 3, "options": {"stateMessagePlacement": placement}},
                        "stages": stages})
-    comps = [c.model_dump() for c in compare_with_control(counts, "A", list(STAGES), list(GROUPS))]
+    comps = [c.model_dump() for c in compare_with_control(counts, "A", list(STAGES), list(GROUPS), test="fisher")]
     report = {
         "schemaVersion": "1.0", "harnessVersion": "0.1.0", "createdAt": "2026-10-05T12:00:00Z",
         "status": "completed", "stopReason": None,

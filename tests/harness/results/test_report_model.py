@@ -104,7 +104,7 @@ def test_o2_every_named_field_present() -> None:
     assert set(trial["metrics"]) >= {"inputTokens", "cachedInputTokens", "outputTokens", "usd", "llmCalls",
                                      "toolCalls", "repeatedToolCalls", "duplicateSignatureCalls", "maintenanceRuns"}
     assert {"rule", "statement", "doesNotShow", "basis"} <= set(data["findings"][0])
-    assert {"groupPasses", "controlPasses", "fisherP", "separable"} <= set(data["comparisons"][0])
+    assert {"groupPasses", "controlPasses", "pValue", "separable"} <= set(data["comparisons"][0])
 
 
 def test_x52_stage_summary_counts_verdict_trials_only() -> None:

@@ -124,14 +124,14 @@ def test_a_plan_the_oracle_cannot_read_is_a_set_up_error_never_a_model_failure(t
 
 
 def test_identical_repeats_of_a_plan_with_more_repeats_do_not_make_the_reading_shown(tmp_path: Path) -> None:
-    """The English variant's 4 repeats give A 0/4 vs B 4/4, p = 0.029: separable counts, but at
+    """The English variant's 4 repeats give A 0/4 vs B 4/4, Boschloo p = 0.0078: separable counts, but at
     temperature 0 the prefill-continuer's 4 answers per group are one (distinct answers 1), so the
     finding stays "consistent with …, not shown" and says why (X-41, X-52)."""
     outcome = run_plan(tmp_path / "run", "scripted/prefill-continuer", data=variant("english-variant"),
                        groups=["A", "B", "C", "v2", "v1"], stages=["simple"], concurrency=16)
     (finding,) = outcome.report.findings
     assert finding.rule.endswith("trailing-assistant-implicated") and finding.shown is False
-    assert "A 0/4 vs B 4/4, Fisher p = 0.029, separable (p < 0.05)" in finding.statement
+    assert "A 0/4 vs B 4/4, Boschloo p = 0.0078, separable (p < 0.05)" in finding.statement
     assert "not shown: identical repeats are one sample repeated (simple: A 0/4 vs B 4/4 are at most A 0/1 vs B " \
-           "1/1 independent samples, Fisher p = 1.0;" in finding.statement
+           "1/1 independent samples, Boschloo p = 0.50;" in finding.statement
     assert "each remove the failure" not in finding.statement

@@ -1,7 +1,7 @@
 """X-63: each fault model's expected group × stage outcomes and findings on the fixed plan (issue 5).
 
 Concurrency 16 starts every trial of a stage at once, so fail-fast skips nothing and the counts
-behind the Fisher p-values are the plan's full n.
+behind the p-values are the plan's full n.
 """
 
 from __future__ import annotations
@@ -24,7 +24,9 @@ def _checks(outcome, group: str, stage: str) -> list[dict[str, str]]:  # type: i
     return [{c.name: c.result for c in t.checks} for t in s.trials]
 
 
-def test_prefill_continuer_implicates_trailing_assistant_not_separable_at_n3(tmp_path: Path) -> None:
+def test_prefill_continuer_implicates_trailing_assistant_not_separable_on_one_sample(tmp_path: Path) -> None:
+    """At the plan's temperature 0 each group's 3 repeats are one answer: B 3/3 vs A 0/3 (Boschloo p = 0.031) is
+    1/1 vs 0/1 on the distinct answers, not separable, and the comparison and finding say why."""
     outcome = run_plan(tmp_path / "run", "scripted/prefill-continuer", concurrency=16, render=True)
     expected = dict(ORACLE_OUTCOMES)
     expected["A"] = {"simple": "failed", **NOT_REACHED}
@@ -36,8 +38,14 @@ def test_prefill_continuer_implicates_trailing_assistant_not_separable_at_n3(tmp
     simple = {c.group: c for c in outcome.report.comparisons if c.stage == "simple"}
     b = simple["B"]
     assert (b.groupPasses, b.groupN, b.controlPasses, b.controlN) == (3, 3, 0, 3)
-    assert round(simple["B"].fisherP, 2) == 0.10 and simple["B"].separable is False
-    assert "not separable" in simple["B"].statement
+    assert round(simple["B"].pValue, 3) == 0.031 and simple["B"].separable is False and b.test == "boschloo"
+    assert (b.groupSamples, b.controlSamples) == ((1, 1), (0, 1))
+    assert ("Boschloo p = 0.031; but identical repeats are one sample repeated (not sampled above temperature 0): "
+            "B's 3 and A's 3 trials gave 1 and 1 distinct answer(s), and on those, B 1/1 vs A 0/1, Boschloo p = 0.50: "
+            "not separable at this n.") in b.statement
+    assert query(outcome.run_dir, "SELECT p_value, samples_n, test, separable FROM comparisons WHERE stage_id = "
+                                  "'simple' AND group_id = 'B'") == [(b.pValue, 1, "boschloo", False)]
+    assert query(outcome.run_dir, "SELECT test FROM experiments") == [("boschloo",)]
     # issue 11 must-show 3: the failures are explained, in report.json, DuckDB and report.md
     for group in ("A", "v2"):
         stage = _stage(outcome, group, "simple")
@@ -48,16 +56,18 @@ def test_prefill_continuer_implicates_trailing_assistant_not_separable_at_n3(tmp
     assert sorted(query(outcome.run_dir, "SELECT group_id, failure_mode, count(*) FROM trials WHERE status = "
                                          "'failed' AND stage_id = 'simple' GROUP BY ALL ORDER BY ALL")) == [
         ("A", "state_echo", 3), ("v2", "state_echo", 3)]
-    # the finding reads with its n and Fisher p, the sentinel's too (issue 11 must-show 3)
-    assert "simple: A 0/3 vs B 3/3, Fisher p = 0.10, not separable at this n" in finding.statement
-    assert "v2 0/3 vs v1 3/3, Fisher p = 0.10" in finding.sentinelStatement
-    # X-41: at p = 0.10 the reading is consistent with these trials, not shown; the statement says so and
-    # does not claim that moving the state or giving it the user role "each remove the failure"
+    # the finding reads with its n and p, the sentinel's too
+    assert "simple: A 0/3 vs B 3/3, Boschloo p = 0.031, separable (p < 0.05)" in finding.statement
+    assert "v2 0/3 vs v1 3/3, Boschloo p = 0.031" in finding.sentinelStatement
+    # X-41: on one sample per group the reading is consistent with these trials, not shown; the statement says
+    # why and does not claim that moving the state or giving it the user role "each remove the failure"
     assert finding.shown is False and finding.statement.startswith("In these trials A (trailing assistant state)")
     assert ("consistent with the trailing assistant placement being implicated (moving the state before the history, "
-            "or giving it the user role, removing the failure), not shown at this n.") in finding.statement
+            "or giving it the user role, removing the failure), not shown: identical repeats are one sample repeated "
+            "(simple: A 0/3 vs B 3/3 are at most A 0/1 vs B 1/1 independent samples, Boschloo p = 0.50;"
+            ) in finding.statement
     assert "each remove the failure" not in finding.statement
-    assert "that v2 fails more often than v1 is not shown at this n" in finding.sentinelStatement
+    assert "that v2 fails more often than v1 is not shown: identical repeats" in finding.sentinelStatement
     report_md = (outcome.run_dir / "report.md").read_text(encoding="utf-8")
     assert "consistent with the trailing assistant placement being implicated" in report_md
     assert query(outcome.run_dir, "SELECT count(*) FROM trials WHERE status <> 'failed' "

@@ -17,14 +17,26 @@ from harness.cli import app
 RECORDED = Path(__file__).parent / "data" / "qwen-fixed-plan"
 
 
-def _rescored(tmp_path: Path) -> tuple[dict, str]:  # type: ignore[type-arg]
+def _rescored(tmp_path: Path, *options: str) -> tuple[dict, str]:  # type: ignore[type-arg]
     run = tmp_path / "run"
     shutil.copytree(RECORDED, run)
-    result = CliRunner().invoke(app, ["rescore", str(run)])
+    result = CliRunner().invoke(app, ["rescore", str(run), *options])
     assert result.exit_code == 0, result.output
     (out,) = (run / "rescored").iterdir()
     return json.loads((out / "report.json").read_text(encoding="utf-8")), (out / "report.md").read_text(
         encoding="utf-8")
+
+
+def test_a_report_written_before_keeps_its_test_unless_asked(tmp_path: Path) -> None:
+    """The recording's report predates the test choice: its p-values were Fisher's, and a rescore keeps them
+    Fisher's; ``--test boschloo`` re-states them with Boschloo's, and says so."""
+    report, md = _rescored(tmp_path / "kept")
+    assert report["design"]["test"] == "fisher" and {c["test"] for c in report["comparisons"]} == {"fisher"}
+    assert any("The p-values are Fisher's test, as in the report re-scored." in c for c in report["caveats"])
+    assert "| Fisher |" in md
+    report, _ = _rescored(tmp_path / "asked", "--test", "boschloo")
+    assert report["design"]["test"] == "boschloo" and {c["test"] for c in report["comparisons"]} == {"boschloo"}
+    assert any("Boschloo's test, as asked (the report re-scored used Fisher's)." in c for c in report["caveats"])
 
 
 def test_a_recorded_local_run_rescored_reads_with_one_meaning_per_word(tmp_path: Path) -> None:

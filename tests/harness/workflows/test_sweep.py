@@ -49,19 +49,24 @@ def test_cross_model_finding_names_each_model_with_n_and_p(fixed_sweep: tuple[Pa
     a = next(f for f in sweep.findings if f.group == "A" and f.stage == "simple")
     assert a.rule == "sweep/failed-on-some-models"
     assert a.statement.startswith("A failed simple on 1 of 2 models: scripted/prefill-continuer (A failed 0/3")
-    assert "It passed on scripted/oracle (A passed 3/3 vs v1 3/3, Fisher p = 1.0, not separable" in a.statement
-    assert "vs v1 3/3, Fisher p = 0.10, not separable at this n" in a.statement
+    assert "It passed on scripted/oracle (A passed 3/3 vs v1 3/3, Boschloo p = 1.0" in a.statement
+    # at the plan's temperature 0 each model's 3 identical answers are one sample: 0/3 vs 3/3 (p = 0.031) is
+    # compared on its distinct answers, 0/1 vs 1/1, and is not separable
+    assert ("vs v1 3/3, Boschloo p = 0.031 (identical repeats: on the distinct answers 0/1 vs 1/1, p = 0.50), not "
+            "separable at this n") in a.statement
     per = {e.model: e for e in a.perModel}
     assert set(per) == set(SWEPT)
-    assert (per[SWEPT[1]].passes, per[SWEPT[1]].n, round(per[SWEPT[1]].fisherP or 0, 2)) == (0, 3, 0.10)
-    assert (per[SWEPT[0]].passes, per[SWEPT[0]].n, per[SWEPT[0]].fisherP) == (3, 3, 1.0)
+    assert (per[SWEPT[1]].passes, per[SWEPT[1]].n, round(per[SWEPT[1]].pValue or 0, 3)) == (0, 3, 0.031)
+    assert per[SWEPT[1]].separable is False and per[SWEPT[1]].test == "boschloo"
+    assert (per[SWEPT[0]].passes, per[SWEPT[0]].n, per[SWEPT[0]].pValue) == (3, 3, 1.0)
     assert "never added up across models" in a.doesNotShow
     stage = next(f for f in sweep.findings if f.rule == "sweep/simple/some-models-failed")
     assert "on scripted/oracle no group failed (A 3/3, B 3/3, C 3/3, v2 3/3, v1 3/3)" in stage.statement
     rules = next(f for f in sweep.findings if f.rule == "sweep/placement-rules")
     # each model's rule with how far it goes and the n and p it rests on, from that model's report
-    assert ("scripted/prefill-continuer: trailing-assistant-implicated, consistent with its trials, not shown at "
-            "this n (simple: A 0/3 vs B 3/3, Fisher p = 0.10, not separable at this n;") in rules.statement
+    assert ("scripted/prefill-continuer: trailing-assistant-implicated, consistent with its trials, not shown "
+            "(separable counts, but its finding says why not: identical repeats are one sample repeated) (simple: A "
+            "0/3 vs B 3/3, Boschloo p = 0.031, separable (p < 0.05);") in rules.statement
     assert "scripted/oracle: not-reproduced, no difference claimed (simple: A 3/3, B 3/3" in rules.statement
     html = (out / "sweep.html").read_text(encoding="utf-8")
     assert "A failed simple on 1 of 2 models" in html and "scripted-prefill-continuer/report.html" in html

@@ -1,17 +1,12 @@
-"""Reliability statistics (X-41, X-52): Wilson intervals, pass^k, Fisher's exact test.
+"""Reliability statistics (X-41, X-52): Wilson intervals, pass^k, and how every report words a p-value.
 
-With the plan's small n these numbers mostly say how little a single run can separate: 3/3 vs
-0/3 gives a two-sided Fisher p of 0.10, so even the most extreme difference at n = 3 is "not
-separable at this n". Reports must say so instead of ranking groups by raw pass rates.
+With the plan's small n these numbers mostly say how little a single run can separate (3/3 vs 0/3:
+Boschloo p = 0.031, Fisher p = 0.10); reports say so instead of ranking groups by raw pass rates.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
 from math import comb, sqrt
-
-import numpy as np
-from numpy.typing import NDArray
 
 Z_95 = 1.959963984540054
 """The 97.5th percentile of the standard normal distribution."""
@@ -44,47 +39,6 @@ def pass_hat_k(passes: int, n: int, k: int) -> float:
 def pass_hat_ks(passes: int, n: int) -> dict[int, float]:
     """pass^k for every k from 1 to n (k = n is "every repeat passed", X-12)."""
     return {k: pass_hat_k(passes, n, k) for k in range(1, n + 1)}
-
-
-def fisher_p(passes_a: int, n_a: int, passes_b: int, n_b: int) -> float:
-    """Two-sided Fisher exact p-value of the 2×2 table (passed, failed) × (a, b)."""
-    _check_counts(passes_a, n_a)
-    _check_counts(passes_b, n_b)
-    from scipy.stats import fisher_exact  # a second's import: only when a comparison is computed
-
-    table = [[passes_a, n_a - passes_a], [passes_b, n_b - passes_b]]
-    return float(fisher_exact(table, alternative="two-sided").pvalue)
-
-
-_TIE = 1e-14
-"""Relative tolerance within which two table probabilities count as equal (scipy's ``fisher_exact``)."""
-
-
-@lru_cache(maxsize=64)
-def fisher_p_grid(n_a: int, n_b: int) -> NDArray[np.float64]:
-    """``fisher_p(x_a, n_a, x_b, n_b)`` for every outcome at once: entry ``[x_a, x_b]`` (read-only).
-
-    The same two-sided rule as ``fisher_p`` (scipy's ``fisher_exact``): given the margins, the p of a
-    table is the summed hypergeometric probability of every table no more probable than it (within a
-    relative 1e-14), capped at 1, and 1 for the most probable table. Enumerating a design's outcomes
-    with ``fisher_p`` one table at a time costs a millisecond each (40,000 tables at n = 200); this is
-    one sort per column total, and the tests hold it equal to ``fisher_p`` table by table."""
-    _check_counts(0, n_a)
-    _check_counts(0, n_b)
-    from scipy.stats import hypergeom
-
-    total = n_a + n_b
-    xs = np.arange(n_a + 1)
-    table = hypergeom.pmf(xs[:, None], total, n_a, np.arange(total + 1)[None, :])  # [x_a, s]: s passes in all
-    grid = np.ones((n_a + 1, n_b + 1))
-    for s in range(total + 1):
-        x = xs[max(0, s - n_b):min(n_a, s) + 1]
-        pmf = table[x, s]
-        ordered = np.sort(pmf)
-        below = np.cumsum(ordered)[np.searchsorted(ordered, pmf * (1 + _TIE), side="right") - 1]
-        grid[x, s - x] = np.where(pmf >= pmf.max() * (1 - _TIE), 1.0, np.minimum(below, 1.0))
-    grid.setflags(write=False)
-    return grid
 
 
 def format_p(p_value: float, alpha: float = ALPHA) -> str:

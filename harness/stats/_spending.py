@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from math import e, fsum, log, nextafter, sqrt
 from typing import Literal
 
-from ._stats import ALPHA
+from ._reliability import ALPHA
 
 Spending = Literal["obrien-fleming", "pocock"]
 SPENDING: tuple[Spending, ...] = ("obrien-fleming", "pocock")
@@ -54,3 +54,4 @@ def look_alphas(looks: Sequence[int], alpha: float = ALPHA, spending: Spending =
     while fsum(added) > alpha:  # rounding of the differences must not hand out more than alpha
         added[-1] = nextafter(added[-1], 0.0)
     return added
+

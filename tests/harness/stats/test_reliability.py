@@ -1,10 +1,10 @@
-"""Statistics of X-41 and X-52: Wilson 95%, pass^k = C(c,k)/C(n,k), two-sided Fisher exact p."""
+"""Statistics of X-41 and X-52: Wilson 95%, pass^k = C(c,k)/C(n,k), two-sided Fisher exact p, p wording."""
 
 from __future__ import annotations
 
 import pytest
 
-from harness.analysis import fisher_p, format_p, p_text, pass_hat_k, pass_hat_ks, separable, wilson_interval
+from harness.stats import fisher_p, format_p, p_text, pass_hat_k, pass_hat_ks, separable, wilson_interval
 
 
 def test_x41_three_of_three_vs_none_is_p_0_10_and_not_separable() -> None:

@@ -1,0 +1,107 @@
+"""Boschloo's test (X-41), the default: every p-value of ``p_grid`` against ``scipy.stats.boschloo_exact``
+and against an independent computation in exact arithmetic.
+
+The independent computation: the one-sided statistic (Fisher's one-sided p) as an exact ``Fraction``, so
+ties are exact; the region of tables at least as extreme; its probability as a polynomial in the common
+pass rate π with exact coefficients, maximised at its endpoints and the real roots of its derivative.
+The two-sided p is twice the smaller one-sided p, capped at 1, and scipy reads the groups from the
+table's columns: ``[[x_a, x_b], [n_a - x_a, n_b - x_b]]``. The full comparison with scipy for every table
+up to 15 per group (18,225 tables, some minutes) is ``scripts/boschloo_vs_scipy.py``."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import cache
+from math import comb
+
+import numpy as np
+import pytest
+
+from harness.stats import p_grid, p_value
+
+CAP = 1 + 1e-6
+"""The grid's p is a certified upper bound of the maximum, within a relative 1e-7 of a value attained."""
+
+
+def _scipy(x_a: int, n_a: int, x_b: int, n_b: int, alternative: str = "two-sided") -> float:
+    from scipy.stats import boschloo_exact
+
+    return float(boschloo_exact([[x_a, x_b], [n_a - x_a, n_b - x_b]], alternative=alternative).pvalue)
+
+
+@cache
+def _one_sided_exact(n_a: int, n_b: int) -> dict[tuple[int, int], float]:
+    """P-value of 'a passes less often' for every table, from exact statistics and an exact polynomial."""
+    def stat(i: int, j: int) -> Fraction:
+        s = i + j
+        return sum((Fraction(comb(n_a, k) * comb(n_b, s - k), comb(n_a + n_b, s))
+                    for k in range(max(0, s - n_b), i + 1)), Fraction(0))
+
+    tables = [(i, j) for i in range(n_a + 1) for j in range(n_b + 1)]
+    stats = {t: stat(*t) for t in tables}
+    out = {}
+    for t in tables:
+        region = [u for u in tables if stats[u] <= stats[t]]
+        poly = np.polynomial.Polynomial([0.0])  # Σ C(n_a,i) C(n_b,j) π^(i+j) (1-π)^(N-i-j) over the region
+        for i, j in region:
+            term = np.polynomial.Polynomial([0, 1]) ** (i + j) * np.polynomial.Polynomial([1, -1]) ** (
+                n_a + n_b - i - j)
+            poly = poly + comb(n_a, i) * comb(n_b, j) * term
+        roots = [r.real for r in poly.deriv().roots() if abs(r.imag) < 1e-9 and 0 <= r.real <= 1]
+        out[t] = max(float(poly(x)) for x in [0.0, 1.0, *roots])
+    return out
+
+
+def _exact_two_sided(x_a: int, n_a: int, x_b: int, n_b: int) -> float:
+    less = _one_sided_exact(n_a, n_b)[(x_a, x_b)]
+    greater = _one_sided_exact(n_b, n_a)[(x_b, x_a)]
+    return min(1.0, 2 * min(less, greater))
+
+
+@pytest.mark.parametrize("n_a, n_b", [(1, 1), (2, 2), (3, 3), (4, 4), (2, 5), (6, 3), (5, 6), (6, 6)])
+def test_every_table_matches_exact_arithmetic(n_a: int, n_b: int) -> None:
+    grid = p_grid(n_a, n_b)
+    for x_a in range(n_a + 1):
+        for x_b in range(n_b + 1):
+            exact = _exact_two_sided(x_a, n_a, x_b, n_b)
+            assert exact * (1 - 1e-12) <= grid[x_a, x_b] <= exact * CAP  # never below the maximum
+    assert not grid.flags.writeable
+
+
+def _sample() -> list[tuple[int, int, int, int]]:
+    """Tables up to 15 per group: all of 3 vs 3 and 2 vs 5, the extremes and the centre of several n,
+    and a fixed spread of others."""
+    out = [(a, 3, b, 3) for a in range(4) for b in range(4)] + [(a, 2, b, 5) for a in range(3) for b in range(6)]
+    for n_a, n_b in ((15, 15), (7, 12), (1, 15), (10, 9)):
+        out += [(n_a, n_a, 0, n_b), (0, n_a, n_b, n_b), (n_a // 2, n_a, n_b // 2, n_b), (n_a, n_a, n_b, n_b)]
+    rng = np.random.default_rng(26)
+    for _ in range(14):
+        n_a, n_b = (int(v) for v in rng.integers(1, 16, 2))
+        out.append((int(rng.integers(0, n_a + 1)), n_a, int(rng.integers(0, n_b + 1)), n_b))
+    return out
+
+
+def test_agrees_with_scipy_boschloo_exact() -> None:
+    for x_a, n_a, x_b, n_b in _sample():
+        reference = _scipy(x_a, n_a, x_b, n_b)
+        mine = p_value(x_a, n_a, x_b, n_b)
+        assert reference * (1 - 1e-9) <= mine <= reference * CAP, (x_a, n_a, x_b, n_b, mine, reference)
+
+
+def test_the_definitions_scipy_uses() -> None:
+    """Two-sided is twice the smaller one-sided p; the groups are the columns; the published numbers."""
+    for x_a, n_a, x_b, n_b in ((3, 3, 0, 3), (6, 20, 0, 20), (4, 9, 1, 7)):
+        twice = min(1.0, 2 * min(_scipy(x_a, n_a, x_b, n_b, "less"), _scipy(x_a, n_a, x_b, n_b, "greater")))
+        assert _scipy(x_a, n_a, x_b, n_b) == pytest.approx(twice, rel=1e-9)
+        assert p_value(x_a, n_a, x_b, n_b) == pytest.approx(p_value(x_b, n_b, x_a, n_a), rel=1e-9)  # symmetric
+    assert p_value(3, 3, 0, 3) == pytest.approx(2 / 64, rel=1e-9)  # 0.031 (Fisher: 0.10)
+    assert p_value(6, 20, 0, 20) == pytest.approx(0.00974, abs=1e-5)  # the local probe's v1 vs A (Fisher: 0.020)
+    assert p_value(6, 20, 0, 20, "fisher") == pytest.approx(0.0202, abs=1e-4)
+
+
+def test_swapping_groups_or_passes_and_failures_keeps_the_p() -> None:
+    """The test is symmetric: a vs b and b vs a, and passes read as failures, give the same p (statistics equal
+    in exact arithmetic but not in floating point tie within the tolerance, so their regions agree)."""
+    grid = p_grid(8, 8)
+    assert np.allclose(grid, grid.T, rtol=1e-12, atol=0)
+    assert np.allclose(grid, grid[::-1, ::-1], rtol=1e-12, atol=0)
