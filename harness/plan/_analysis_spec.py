@@ -33,7 +33,8 @@ class AnalysisSpec(_Model):
     test: TestName = Field(
         "boschloo", description="The two-sided exact test of every comparison, power figure and sequential threshold: "
         "boschloo (Boschloo's unconditional test, scipy.stats.boschloo_exact; with equal groups never less powerful "
-        "than Fisher's, size at most alpha: 3/3 vs 0/3 gives p = 0.031) or fisher (Fisher's exact test: 3/3 vs 0/3 gives 0.10).")
+        "than Fisher's, size at most alpha: 3/3 vs 0/3 gives p = 0.031) or fisher (Fisher's exact test: 3/3 vs 0/3 "
+        "gives 0.10).")
     alpha: float = Field(0.05, gt=0, lt=1, description="Two groups are separable when the test's two-sided p < alpha.")
     power: float = Field(0.8, gt=0, lt=1, description="The power the design review asks of the expected effect.")
     effect: EffectSpec | None = Field(
