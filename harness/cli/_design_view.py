@@ -40,8 +40,8 @@ def design_table(review: DesignReview) -> Table:
 def sequential_table(review: DesignReview) -> Table:
     """Sequential stage × look: repeats, calibrated threshold, type I error by then; the size, power and expected
     repeats in the title column."""
-    table = Table(title=f"sequential stages: thresholds calibrated exactly ({TITLES[review.test]}, α = "
-                  f"{review.alpha:g}; crossing when p < threshold)", title_justify="left")
+    table = Table(title=f"sequential: cross when p < threshold ({TITLES[review.test]}, α {review.alpha:g})",
+                  title_justify="left")
     for name in ("stage", "look", "repeats", "threshold", "type I error by then"):
         table.add_column(name, justify="left" if name == "stage" else "right")
     for r in review.sequential:
