@@ -73,21 +73,35 @@ def server_lines(entries: list[dict[str, Any]]) -> list[str]:
 
 
 def preflight_lines(entries: list[dict[str, Any]], everything: bool = True) -> list[str]:
-    """The preflight per group (P-80): verdict, rule, whether sent, what the provider does, the wire shape.
-    ``everything``: also the groups whose verdict is ok (the run summary lists only flagged ones)."""
+    """The preflight per group (P-80): verdict, rule, whether sent, what the provider does; with
+    ``everything`` the wire shape of its first request, the state message's treatment and its rule, and the
+    tool loop's verdict and treatment (the run summary lists only flagged groups, one line each)."""
     lines = []
     for p in entries:
         if not everything and not p.get("flagged"):
             continue
         rule = f" ({p['rule']})" if p.get("rule") else ""
         sent = "" if p.get("sent", True) else ", not sent (--send-rejected sends it)"
-        lines.append(f"  {p['group']}: {p['verdict']}{rule}{sent}: {p['message']}")
-        if everything and p.get("wire"):
+        loop = p.get("toolLoop") or {}
+        message = f"in a tool loop: {loop['message']}" if p.get("decidedBy") == "tool_loop" and loop else p["message"]
+        lines.append(f"  {p['group']}: {p['verdict']}{rule}{sent}: {message}")
+        if not everything:
+            continue
+        if p.get("wire"):
             lines.append(f"    wire: {wire_shape(p['wire'])}")
-        if everything and p.get("treatment"):
-            by = f" ({p['treatmentRule']})" if p.get("treatmentRule") else " (no rule)"
-            lines.append(f"    state message: {p['treatment']}{by}: {p.get('treatmentDetail') or ''}".rstrip(": "))
+        lines.append(f"    state message: {_treated(p)}")
+        if loop:
+            lines.append(f"    tool loop: {loop['verdict']}" + (f" ({loop['rule']})" if loop.get("rule") else "")
+                         + f"; state message {_treated(loop)}; wire: {wire_shape(loop.get('wire'))}")
     return lines
+
+
+def _treated(p: dict[str, Any]) -> str:
+    """``TREATMENT (RULE): detail``, or that the request carries no state message."""
+    if not p.get("treatment"):
+        return "none in this request"
+    by = f" ({p['treatmentRule']})" if p.get("treatmentRule") else " (no rule)"
+    return f"{p['treatment']}{by}" + (f": {p['treatmentDetail']}" if p.get("treatmentDetail") else "")
 
 
 def summary(outcome: RunOutcome, hint: bool = True) -> None:
@@ -307,8 +321,10 @@ def dry_run(request: RunRequest, prices: PriceTable, review: DesignReview | None
                   f"litellm's counter (a local model's chat template may count more), cost {cost}{unsent}",
                   markup=False, soft_wrap=True)
     console.print(f"budget: {budget_text(request)}", markup=False, soft_wrap=True)
-    console.print(f"preflight on {s.agent_model}: each group's first request as its provider receives it (built "
-                  "offline by litellm) and the provider rules it meets:", markup=False, soft_wrap=True)
+    console.print(f"preflight on {s.agent_model}: each group's first request, and the same session one tool call "
+                  "later, as its provider receives them (built offline by litellm), the rules of its route they "
+                  "meet, and what the state message becomes (own_message, merged, prefill, new_turn, rejected, "
+                  "unknown):", markup=False, soft_wrap=True)
     for line in server_lines(checks):
         console.print(line, markup=False, soft_wrap=True, highlight=False)
     for line in preflight_lines(checks):

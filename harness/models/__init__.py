@@ -7,7 +7,7 @@ from ._cap import MAX_ANSWER_CHARS, MAX_TOOL_CALLS, cap_output
 from ._context import context_sizes, is_context_refusal, is_template_refusal
 from ._errors import ModelCallError, UnreadableInput
 from ._factory import make_model
-from ._info import model_capacity, supports_assistant_prefill
+from ._info import model_capacity, supports_assistant_prefill, supports_reasoning
 from ._infra_kind import infra_kind
 from ._litellm import LiteLLMModel
 from ._local import PLACEHOLDER_KEY, is_loopback
@@ -69,6 +69,7 @@ __all__ = [
     "scripted_resolver",
     "secrets_from_env",
     "supports_assistant_prefill",
+    "supports_reasoning",
     "thinking_refuses",
     "tools_tokens",
     "use_scripted",

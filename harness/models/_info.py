@@ -36,3 +36,9 @@ def model_capacity(model: str) -> int | None:
         if isinstance(value, int) and value > 0:
             return value
     return None
+
+
+def supports_reasoning(model: str) -> bool:
+    """Whether litellm's catalogue marks the model as reasoning (``supports_reasoning``; unknown: False)."""
+    info = _info(model)
+    return bool(info and info.get("supports_reasoning"))

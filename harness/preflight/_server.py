@@ -311,8 +311,8 @@ def _short(text: str, limit: int = 60) -> str:
 _READING_RULE = {"prefill": "local-template-prefill", "new_turn": "local-template-new-turn",
                  "own_message": "local-template-own-message", "merged": "local-template-merged",
                  "rejected": "local-template-rejected", "unknown": "local-server-unrendered"}
-_UNASKED = "local-server-trailing-assistant"
-"""The table's rule for a local server nobody asked (offline): unknown. A server's answer replaces it."""
+_UNASKED = frozenset({"local-server-trailing-assistant", "local-server-roles-template"})
+"""The table's rules for a local server nobody asked (offline): unknown. A server's answer replaces them."""
 
 
 def rendered_verdicts(verdicts: list[Verdict], rendering: Rendering | None, wire: WireView,
@@ -322,11 +322,11 @@ def rendered_verdicts(verdicts: list[Verdict], rendering: Rendering | None, wire
     quoted) or, when the server rendered nothing, ``unknown`` where the state's treatment hangs on it (the
     server's own answer is said once, in ``ServerInfo.message``, not per group)."""
     if rendering is None or rendering.reading == "unknown":
-        if not any(v.rule == _UNASKED for v in verdicts):
+        if not any(v.rule in _UNASKED for v in verdicts):
             return verdicts
         why = rendering.detail if rendering is not None else None  # the server's own answer is said once
-        return [_server_verdict("unknown", why, v.turn) if v.rule == _UNASKED else v for v in verdicts]
-    kept = [v for v in verdicts if v.rule != _UNASKED and (v.rule is not None or v.kind != "ok")]
+        return [_server_verdict("unknown", why, v.turn) if v.rule in _UNASKED else v for v in verdicts]
+    kept = [v for v in verdicts if v.rule not in _UNASKED and (v.rule is not None or v.kind != "ok")]
     if rendering.reading == "rejected":
         return kept + [_server_verdict("rejected", rendering.detail, None)]
     if wire.state is None:  # no state message: the rendering only shows the template takes the request

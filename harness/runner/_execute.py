@@ -104,18 +104,24 @@ def prepare_prices(request: RunRequest) -> PriceTable:
 def run_preflight(request: RunRequest, groups: list[Any],
                   prompts: dict[str, str] | None = None) -> list[dict[str, Any]]:
     """The provider preflight (P-80) of every group on the agent model, before any call: the verdicts
-    on the body litellm builds offline for the group's first request (its first selected stage's first
-    input, with the plan's agent, tools, output cap and sampling). ``sent`` is False for a group the
-    provider is known to reject, unless ``--send-rejected``. On a loopback ``api_base`` the local server
-    is asked once per group how it renders the body (``harness.preflight.LocalServer``, bounded by its
-    timeout); ``prompts`` (when given) receives each rendered prompt as ``GROUP.REQUEST`` → text."""
-    from harness.preflight import first_request, local_server, preflight
+    on the bodies litellm builds offline for the group's first request (its first selected stage's first
+    input, with the plan's agent, tools, output cap and sampling as sent) and for the same session one
+    business tool call later (a tool loop, carrying what a thinking model of the route returns with a call).
+    ``sent`` is False for a group the provider is known to reject, unless ``--send-rejected``. On a loopback
+    ``api_base`` the local server is asked once per request how it renders the body
+    (``harness.preflight.LocalServer``, bounded by its timeout); ``prompts`` (when given) receives each
+    rendered prompt as ``GROUP.REQUEST`` → text."""
+    from harness.preflight import first_request, local_server, preflight, returned_reasoning, tool_loop_request
+    from harness.wire import provider_of, route_of
 
     plan, s = request.plan, request.settings
     limits = agent_limits(plan, agent_calls(s.agent_model, plan.models, plan.budget.maxOutputTokensPerCall))
     host = HostOptions(maintenance=plan.maintenance)
     tools = BusinessTools({k: v.model_dump() for k, v in plan.agent.projects.items()}).schemas()
     server = local_server(s.agent_model, s.api_base)  # one per run: it says what it is once
+    scripted = s.agent_model.startswith("scripted/")
+    route = None if scripted else route_of(s.agent_model, provider_of(s.agent_model), s.api_base)
+    reasoning = None if route is None else returned_reasoning(s.agent_model, route, limits.extra)
     out = []
     for group in groups:
         stage = next((st for st in plan.stages if (s.stages is None or st.id in s.stages)
@@ -123,16 +129,22 @@ def run_preflight(request: RunRequest, groups: list[Any],
         if stage is None:
             continue
         protocol = resolve(group.protocol.id, group.protocol.version, group.protocol.options)
-        projected = first_request(protocol, plan.agent.config(), stage.turns[0].input, host, tools)
-        model_request = ModelRequest(
-            messages=projected.messages, tools=projected.tools, max_output_tokens=limits.max_output_tokens,
-            temperature=limits.temperature, top_p=limits.top_p, seed=limits.seed,
-            timeout_seconds=limits.timeout_seconds, extra=limits.extra)
-        verdict = preflight(protocol, s.agent_model, s.api_base, request=model_request, server=server)
+        text = stage.turns[0].input
+
+        def sent(projected: Any) -> ModelRequest:
+            return ModelRequest(messages=projected.messages, tools=projected.tools,
+                                max_output_tokens=limits.max_output_tokens, temperature=limits.temperature,
+                                top_p=limits.top_p, seed=limits.seed, timeout_seconds=limits.timeout_seconds,
+                                extra=limits.extra)
+
+        first = sent(first_request(protocol, plan.agent.config(), text, host, tools))
+        looped = None if scripted else tool_loop_request(protocol, plan.agent.config(), text, host, tools, reasoning)
+        verdict = preflight(protocol, s.agent_model, s.api_base, request=first,
+                            tool_loop=None if looped is None else sent(looped), server=server)
         if prompts is not None:
             prompts.update({f"{group.id}.{r.request}": r.prompt for r in verdict.rendered if r.prompt})
-        sent = verdict.verdict != "rejected" or s.send_rejected
-        out.append({"group": group.id, "stage": stage.id, **verdict.model_dump(mode="json"), "sent": sent})
+        out.append({"group": group.id, "stage": stage.id, **verdict.model_dump(mode="json"),
+                    "sent": verdict.verdict != "rejected" or s.send_rejected})
     return out
 
 

@@ -25,6 +25,7 @@ from ._build import (
     thinking_budget,
 )
 from ._preflight import StateTreatment, Verdict, preflight_body, state_treatment, thinking_in, worst
+from ._routes import ROUTES, Route, RouteName, RouteRules, route_of, route_rules
 from ._rules import (
     RULE_BY_ID,
     RULES,
@@ -41,10 +42,14 @@ from ._rules import (
 from ._turns import Turn, WireFormat, turns, wire_format
 
 __all__ = [
+    "ROUTES",
     "RULES",
     "RULE_BY_ID",
     "SEVERITY",
     "TREATMENTS",
+    "Route",
+    "RouteName",
+    "RouteRules",
     "Rule",
     "StateTreatment",
     "Treatment",
@@ -67,6 +72,8 @@ __all__ = [
     "preflight_body",
     "provider_of",
     "request_wire_body",
+    "route_of",
+    "route_rules",
     "state_place",
     "state_treatment",
     "thinking_budget",

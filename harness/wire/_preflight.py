@@ -7,14 +7,19 @@ which model a rule concerns (``_rules``). The verdicts name the rule, its source
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._analysis import WireView
+from ._build import provider_of
+from ._rereadings import rereadings
+from ._routes import Route, chat_hits, route_of
 from ._rules import (
     RULE_BY_ID,
     SEVERITY,
+    TREATMENTS,
     Treatment,
     VerdictKind,
     claude_takes_prefill,
@@ -61,29 +66,40 @@ class StateTreatment(BaseModel):
 
 def state_treatment(view: WireView | None, verdicts: list[Verdict]) -> StateTreatment:
     """The treatment of the request's state message, from the body's turns and the verdicts on them: a rejected
-    request is ``rejected`` (its rule's error); a rule on the state's own turn decides next (prefill, new turn,
-    unknown); else the state is ``merged`` into another turn or its ``own_message``. On the OpenAI format a state
-    no route rule speaks of is ``unknown``: the format says nothing about what the provider reads."""
+    request is ``rejected`` (detail: the provider's error); a rule on the state's own turn decides next (prefill,
+    new turn, merged, own message, unknown); a state merged into another turn is ``merged`` (detail: with what).
+    A state no rule speaks of is ``own_message`` on the Anthropic, Gemini and Bedrock formats (litellm's merge
+    rule covers every turn) and ``unknown`` on any other format: the format says nothing about the provider."""
     refused = [v for v in verdicts if v.kind == "rejected"]
     if refused:
         first = refused[0]
-        return StateTreatment(treatment="rejected", rule=first.rule, detail=first.message)
+        return StateTreatment(treatment="rejected", rule=first.rule, detail=provider_error(first.message))
     if view is None or view.state is None:
         return StateTreatment(treatment=None, rule=None, detail="the request carries no state message")
     state = view.state
+    merged_with = f"into the {state.role} turn, with the {' and the '.join(state.mergedWith)}"
     about = [v for v in verdicts if v.treatment is not None and v.turn == state.turn]
     if about:
         top = max(about, key=lambda v: SEVERITY[v.kind])
-        return StateTreatment(treatment=top.treatment, rule=top.rule, detail=top.message)
+        treatment = top.treatment
+        assert treatment is not None
+        detail = merged_with if treatment == "merged" and not state.alone else TREATMENTS[treatment]
+        return StateTreatment(treatment=treatment, rule=top.rule, detail=detail)
     if not state.alone:
-        merged = next((v for v in verdicts if v.treatment == "merged" and v.turn == state.turn), None)
-        return StateTreatment(treatment="merged", rule=merged.rule if merged else None,
-                              detail=f"part of the {state.role} turn with the {' and the '.join(state.mergedWith)}")
-    if view.format == "openai":
-        return StateTreatment(treatment="unknown", rule=None,
-                              detail="no rule says what this route does with the message (the chat format does not)")
+        return StateTreatment(treatment="merged", rule=None, detail=merged_with)
+    if view.format in ("openai", "prompt"):
+        return StateTreatment(treatment="unknown", rule=None, detail=TREATMENTS["unknown"])
     return StateTreatment(treatment="own_message", rule=None,
                           detail=f"a {state.role} turn of its own, {state.fromEnd} turn(s) from the end")
+
+
+_ERROR = re.compile(r'(?:400|500) "([^"]+)"')
+
+
+def provider_error(says: str) -> str:
+    """The error text a rule quotes (``400 "..."``), else what the rule says."""
+    match = _ERROR.search(says)
+    return f"400 \"{match.group(1)}\"" if match else says
 
 
 def thinking_in(body: dict[str, Any]) -> bool:
@@ -92,13 +108,17 @@ def thinking_in(body: dict[str, Any]) -> bool:
     return isinstance(spec, dict) and spec.get("type") in ("enabled", "adaptive")
 
 
-def preflight_body(model: str, body: dict[str, Any], thinking: bool = False, local: bool = False) -> list[Verdict]:
+def preflight_body(model: str, body: dict[str, Any], thinking: bool = False, local: bool = False, *,
+                   route: Route | None = None, sent: list[dict[str, Any]] | None = None) -> list[Verdict]:
     """Every rule of the table the body meets, in table order; one ``ok`` verdict when none does.
-    ``local``: the model is served on a loopback ``api_base`` (an OpenAI-style body then goes to a local
-    server, whose chat template decides what a trailing assistant message is)."""
+    ``route``: where the body goes (default: ``model``'s litellm provider, on its own URL, or on a loopback
+    server with ``local``); on an OpenAI-format route its rules decide (``_routes``). ``sent``: the messages the
+    harness handed litellm, to name litellm's re-readings of them (``_rereadings``, ``note`` verdicts)."""
     fmt = wire_format(body)
     seq = turns(body, fmt)
-    thinking = thinking or thinking_in(body)
+    thinking = thinking or thinking_in(body) or _chat_thinking(body)
+    if route is None:
+        route = route_of(model, provider_of(model), "http://127.0.0.1" if local else None)
     out: list[Verdict] = []
     if seq and fmt in ("anthropic", "bedrock_converse"):
         out += _claude_first(fmt, seq)
@@ -107,13 +127,23 @@ def preflight_body(model: str, body: dict[str, Any], thinking: bool = False, loc
         out += _claude(model, fmt, body, seq, thinking)
     if fmt == "gemini":
         out += _gemini(model, body, seq)
-    if fmt == "openai" and seq and seq[-1].speaker == "assistant":
-        out.append(_verdict("local-server-trailing-assistant" if local else "chat-trailing-assistant-new-turn",
-                            len(seq) - 1, model))
+    if fmt == "openai":
+        out += [_verdict(rule, turn, detail) for rule, turn, detail in chat_hits(route, model, body, seq, thinking)]
+    if fmt == "prompt" and seq:
+        out.append(_verdict("ollama-generate-prompt", 0, model))
     if fmt == "bedrock_converse":
         out += [_verdict("bedrock-tool-result-text-mix", i) for i, t in enumerate(seq)
                 if "tool result" in t.blocks and any(b != "tool result" for b in t.blocks)]
+    if sent is not None:
+        out += [_verdict(rule, turn, detail) for rule, turn, detail in rereadings(sent, body, route, model)]
     return out or [Verdict(kind="ok", rule=None, message="no rule of the table applies to this body")]
+
+
+def _chat_thinking(body: dict[str, Any]) -> bool:
+    """An OpenAI-format body that asks for thinking (DeepSeek's ``thinking``, a ``reasoning_effort`` but none)."""
+    spec = body.get("thinking")
+    effort = body.get("reasoning_effort")
+    return (isinstance(spec, dict) and spec.get("type") == "enabled") or (effort not in (None, "none"))
 
 
 def worst(verdicts: list[Verdict]) -> Verdict:
@@ -185,6 +215,9 @@ def _gemini(model: str, body: dict[str, Any], seq: list[Turn]) -> list[Verdict]:
         out.append(_verdict(rule, len(seq) - 1, model))
     out += [_verdict("gemini-function-response-text-mix", i) for i, t in enumerate(seq)
             if "tool result" in t.blocks and any(b not in ("tool result",) for b in t.blocks)]
+    out += [_verdict("gemini-user-content-after-function-response", i) for i in range(1, len(seq))
+            if seq[i].speaker == "user" and "tool result" not in seq[i].blocks and seq[i].blocks
+            and "tool result" in seq[i - 1].blocks]
     version = gemini_version(model)
     if version is not None and version[0] >= 3:
         for index, content in enumerate(c for c in body.get("contents") or [] if isinstance(c, dict)):

@@ -1,9 +1,11 @@
 """A provider body read as the provider's turns: who speaks, and what each turn is made of.
 
-Four body shapes, as litellm 1.110.2 builds them: Anthropic Messages (``messages[].role`` /
+Five body shapes, as litellm 1.110.2 builds them: Anthropic Messages (``messages[].role`` /
 ``content[]`` typed blocks), Gemini generateContent (``contents[].role`` / ``parts[]``), Bedrock
 Converse (``messages[].role`` / ``content[]`` blocks keyed ``text``, ``toolUse``, ``toolResult``,
-``reasoningContent``) and OpenAI chat (``messages``, one turn each). The system prompt is not a turn
+``reasoningContent``), OpenAI chat (``messages``, one turn each) and a prompt litellm renders itself
+(``prompt``: Ollama's /api/generate, ``### User:`` / ``### Assistant:`` sections), which the server
+reads as one user message. The system prompt is not a turn
 anywhere (Anthropic ``system``, Gemini ``system_instruction``, Bedrock ``system``, OpenAI ``system``
 messages).
 
@@ -19,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-WireFormat = Literal["anthropic", "gemini", "bedrock_converse", "openai"]
+WireFormat = Literal["anthropic", "gemini", "bedrock_converse", "openai", "prompt"]
 Label = Literal["header", "state", "fold", "user input", "assistant text", "tool call", "tool result",
                 "thinking", "other"]
 _TAG = re.compile(r"^\[(context_header|context_state|context_fold)\]")
@@ -41,6 +43,8 @@ def wire_format(body: dict[str, Any]) -> WireFormat:
     """Which provider shape a body has, from the body alone."""
     if "contents" in body:
         return "gemini"
+    if isinstance(body.get("prompt"), str) and "messages" not in body:
+        return "prompt"
     if any(k in body for k in ("inferenceConfig", "toolConfig", "additionalModelRequestFields")):
         return "bedrock_converse"
     messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
@@ -66,6 +70,8 @@ def turns(body: dict[str, Any], fmt: WireFormat | None = None) -> list[Turn]:
     fmt = fmt or wire_format(body)
     if fmt == "gemini":
         return [_gemini_turn(c) for c in body.get("contents") or [] if isinstance(c, dict)]
+    if fmt == "prompt":
+        return _prompt_turns(str(body.get("prompt") or ""))
     messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
     if fmt == "openai":
         return [_openai_turn(m) for m in messages if m.get("role") not in ("system", "developer")]
@@ -121,6 +127,26 @@ def _gemini_turn(content: dict[str, Any]) -> Turn:
         else:
             labels.append("other")
     return Turn(role, speaker, tuple(labels))
+
+
+_SECTION = re.compile(r"^### (System|User|Assistant):\n", re.MULTILINE)
+_TAG_ANYWHERE = re.compile(r"\[(context_header|context_state|context_fold)\]")
+
+
+def _prompt_turns(prompt: str) -> list[Turn]:
+    """A rendered prompt is one user message to the server; its blocks are what its sections carry: the text
+    before a section's first tag is the speaker's own, each tag a derived message (consecutive assistant
+    messages run together in one section, so text after a tag is read as the derived message's)."""
+    labels: list[Label] = []
+    pieces = _SECTION.split(prompt)
+    for role, text in zip(pieces[1::2], pieces[2::2], strict=False):
+        if role == "System":
+            continue
+        first = _TAG_ANYWHERE.search(text)
+        if (text[:first.start()] if first else text).strip():
+            labels.append("user input" if role == "User" else "assistant text")
+        labels += [_TAG_LABEL[t] for t in _TAG_ANYWHERE.findall(text)]
+    return [Turn("user", "user", tuple(labels))] if labels else []
 
 
 def _openai_turn(message: dict[str, Any]) -> Turn:

@@ -24,8 +24,8 @@ def test_the_vocabulary_is_the_literal() -> None:
 
 @pytest.mark.parametrize(("model", "group", "treatment", "rule", "words"), [
     ("anthropic/claude-sonnet-4-5", "A", "prefill", "claude-trailing-assistant-prefill", "continues"),
-    ("anthropic/claude-sonnet-4-5", "B", "merged", "consecutive-roles-merged", "the header and the state"),
-    ("anthropic/claude-sonnet-4-5", "C", "merged", "consecutive-roles-merged", "the user input and the state"),
+    ("anthropic/claude-sonnet-4-5", "B", "merged", "consecutive-roles-merged", "with the header"),
+    ("anthropic/claude-sonnet-4-5", "C", "merged", "consecutive-roles-merged", "with the user input"),
     ("anthropic/claude-opus-4-6", "A", "rejected", "claude-4.6-no-prefill", "does not support assistant message"),
     ("gemini/gemini-3.6-flash", "v2", "rejected", "gemini-trailing-model-rejected", "Requests ending with a model"),
 ])

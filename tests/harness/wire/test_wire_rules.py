@@ -114,8 +114,12 @@ def test_rule_on_a_built_body(model: str, group: str, loop: bool, extra: dict[st
 
 
 def test_every_rule_is_exercised() -> None:
+    from tests.harness.wire.test_route_rules import ROUTE_CASES
+
     exercised = {c[6] for c in CASES if c[7] is not None} | {"gemini-function-response-text-mix",
-                                                             "local-server-trailing-assistant"}
+                                                             "moonshot-tool-choice-required-message",
+                                                             "groq-reasoning-content-rejected"}
+    exercised |= {c[8] for c in ROUTE_CASES if c[9] is not None}
     exercised |= {  # a local server rendering: tests/harness/preflight/test_local_server.py
         "local-template-prefill", "local-template-new-turn", "local-template-own-message", "local-template-merged",
         "local-template-rejected", "local-server-unrendered"}
