@@ -144,11 +144,11 @@ RULES: tuple[Rule, ...] = (
          "Mistral takes a trailing assistant message only with \"prefix\": true, which the harness does not send: 400 "
          "\"Expected last role User or Tool (or Assistant with prefix True) for serving but got assistant\"",
          "mistral-common's validator (serving mode, last message); shared notes, providers.md Part 2; public reports "
-         "(0xPlaygrounds/rig issue 708)", "2025-08", treatment="rejected", routes=("mistral",)),
+         "(github.com/0xPlaygrounds/rig/issues/708)", "2025-08", treatment="rejected", routes=("mistral",)),
     Rule("mistral-user-after-tool-rejected", ("openai",), "rejected",
          "Mistral refuses a user message right after a tool result: 400 \"Unexpected role 'user' after role 'tool'\"",
          "mistral-common's validator (message order); shared notes, providers.md Part 2 (reports through 2026-08); "
-         "nicholasgriffintn/ai-platform issue 414", "2026-08", treatment="rejected", routes=("mistral",)),
+         "github.com/nicholasgriffintn/ai-platform/issues/414", "2026-08", treatment="rejected", routes=("mistral",)),
     Rule("mistral-messages-kept", ("openai",), "ok",
          "Mistral takes consecutive user or assistant messages; each stays a message of its own",
          "shared notes, providers.md Part 2 (mistral/: consecutive user or assistant accepted)", "2026",
@@ -161,8 +161,9 @@ RULES: tuple[Rule, ...] = (
          "deepseek-reasoner takes a trailing assistant message only in prefix mode (\"prefix\": true), which the "
          "harness does not send: 400 \"The last message of deepseek-reasoner must be a user message, or an assistant "
          "message with prefix mode on\"",
-         "public reports 2025-01 to 2025-04 (BerriAI/litellm issue 8090, gptme/gptme issue 467); "
-         "api-docs.deepseek.com/guides/chat_prefix_completion; shared notes, providers.md Part 2", "2025",
+         "public reports 2025-01 to 2025-04 (github.com/BerriAI/litellm/issues/8090, "
+         "github.com/gptme/gptme/issues/467); api-docs.deepseek.com/guides/chat_prefix_completion; shared notes, "
+         "providers.md Part 2", "2025",
          treatment="rejected", routes=("deepseek",)),
     Rule("deepseek-trailing-assistant-unknown", ("openai",), "unknown",
          "no source says what this DeepSeek model makes of a trailing assistant message without \"prefix\": true "
@@ -172,8 +173,8 @@ RULES: tuple[Rule, ...] = (
     Rule("deepseek-roles-unknown", ("openai",), "unknown",
          "no source says how current DeepSeek models take consecutive same-role messages or a user message after a "
          "tool result (the R1-era deepseek-reasoner refused successive user or assistant messages)",
-         "shared notes, providers.md Part 2 (not found for current models); open-webui/open-webui issue 9266 "
-         "(2025-02)", "2026", treatment="unknown", routes=("deepseek",)),
+         "shared notes, providers.md Part 2 (not found for current models); "
+         "github.com/open-webui/open-webui/issues/9266 (2025-02)", "2026", treatment="unknown", routes=("deepseek",)),
     Rule("deepseek-thinking-reasoning-content", ("openai",), "rejected",
          "in thinking mode every assistant message of a tool-calling turn must carry its reasoning_content: 400 \"The "
          "reasoning_content in the thinking mode must be passed back to the API.\"",
