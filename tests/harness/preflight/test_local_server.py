@@ -60,7 +60,9 @@ def test_a_server_that_renders_nothing_leaves_unknown_and_says_why_once() -> Non
     assert (a.verdict, a.rule) == ("unknown", "local-server-unrendered") and a.rendered == []
     assert a.localServer is not None and "answers none of GET /props" in a.localServer.message
     assert a.localServer.message not in a.message  # said once, in localServer, not per group
-    assert c.rule != "local-server-unrendered"  # C ends with a user message: nothing hangs on the template
+    # C's state follows the user's input (and, in a tool loop, a tool result): whether the template takes two user
+    # messages in a row is the template's to say too (local-server-roles-template), so C stays unknown as well
+    assert c.rule == "local-server-unrendered" and c.treatment == "unknown"
     assert server.asked == 3  # /props, /version, /get_model_info: once for the run
 
 

@@ -72,8 +72,9 @@ def test_a_is_read_from_the_server_prefill_by_default_new_turn_without() -> None
     for group in ("B", "C"):
         assert default[group].startswith("ok (local-template-own-message)"), default[group]
     groups = len(default)  # the groups taking part in these stages
-    assert emulator.counts["/props"] == 1 and emulator.counts["/apply-template"] == groups  # once per run / group
-    assert asked == groups + 1 and emulator.exchanges == []  # no chat request: a dry run calls no model
+    # once per run; once per group and request (its first, and the tool loop's)
+    assert emulator.counts["/props"] == 1 and emulator.counts["/apply-template"] == 2 * groups
+    assert asked == 2 * groups + 1 and emulator.exchanges == []  # no chat request: a dry run calls no model
 
 
 def test_the_run_sends_nothing_the_server_refuses_and_every_group_gets_verdicts(tmp_path: Path) -> None:
