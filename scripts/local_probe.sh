@@ -2,9 +2,9 @@
 # The local placement probe end to end, for docs/results/local-placement-probe.md: start llama-server
 # (scripts/llama_server.sh: fetched and built once, 4–15 min measured on 2 cores the first time) with
 # N slots, run plans/local-placement-probe/experiment-plan.json against it with --concurrency N, stop
-# the server, and print the numbers the write-up cites (pass rates, Wilson intervals, Fisher p per
-# comparison, failure modes, wall time, model and server versions, the machine's load average right
-# before and after `harness run`) as Markdown, also saved to OUT/numbers.md. Run it on a quiet
+# the server, and print the numbers the write-up cites (pass rates, Wilson intervals, Boschloo's and
+# Fisher's p per comparison, failure modes, wall time, model and server versions, the machine's load
+# average right before and after `harness run`) as Markdown, also saved to OUT/numbers.md. Run it on a quiet
 # machine: the wall time is part of the result.
 #
 # It prints a line at least every 30 s from start to end: the install's and the download's and

@@ -18,21 +18,24 @@ Two exact tests of "the groups pass at the same rate", chosen by the plan's ``an
 from __future__ import annotations
 
 from functools import lru_cache
+from math import comb
 from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ._reliability import _check_counts
-from ._supremum import log_choose, pmf, supremum
+from ._supremum import pmf, supremum
 
 TestName = Literal["boschloo", "fisher"]
 TESTS: tuple[TestName, ...] = ("boschloo", "fisher")
 DEFAULT_TEST: TestName = "boschloo"
 TITLES = {"boschloo": "Boschloo", "fisher": "Fisher"}
-_TIE = 1e-13
+_BOSCHLOO_TIE = 1e-13
 """scipy's ``boschloo_exact``: a statistic within a relative 1e-13 of the observed one is as extreme."""
 _BATCH = 16
+GRID_LIMIT = 101 * 101
+"""Up to this many outcomes a single p is read from the cached grid of every outcome's p."""
 
 
 def fisher_p(passes_a: int, n_a: int, passes_b: int, n_b: int) -> float:
@@ -45,7 +48,7 @@ def fisher_p(passes_a: int, n_a: int, passes_b: int, n_b: int) -> float:
     return float(fisher_exact(table, alternative="two-sided").pvalue)
 
 
-_TIE = 1e-14
+_FISHER_TIE = 1e-14
 """Relative tolerance within which two table probabilities count as equal (scipy's ``fisher_exact``)."""
 
 
@@ -70,8 +73,8 @@ def fisher_p_grid(n_a: int, n_b: int) -> NDArray[np.float64]:
         x = xs[max(0, s - n_b):min(n_a, s) + 1]
         pmf = table[x, s]
         ordered = np.sort(pmf)
-        below = np.cumsum(ordered)[np.searchsorted(ordered, pmf * (1 + _TIE), side="right") - 1]
-        grid[x, s - x] = np.where(pmf >= pmf.max() * (1 - _TIE), 1.0, np.minimum(below, 1.0))
+        below = np.cumsum(ordered)[np.searchsorted(ordered, pmf * (1 + _FISHER_TIE), side="right") - 1]
+        grid[x, s - x] = np.where(pmf >= pmf.max() * (1 - _FISHER_TIE), 1.0, np.minimum(below, 1.0))
     grid.setflags(write=False)
     return grid
 
@@ -83,6 +86,11 @@ def _check(n_a: int, n_b: int, test: str) -> None:
         raise ValueError(f"unknown test {test!r}; expected one of {', '.join(TESTS)}")
 
 
+@lru_cache(maxsize=256)
+def _choose(n: int) -> NDArray[np.object_]:
+    return np.array([comb(n, k) for k in range(n + 1)], dtype=object)
+
+
 @lru_cache(maxsize=128)
 def _side(n_a: int, n_b: int, side: int) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.float64]]:
     """(tables ordered by the statistic, the length of each table's region in that order, the Bernstein
@@ -90,13 +98,16 @@ def _side(n_a: int, n_b: int, side: int) -> tuple[NDArray[np.intp], NDArray[np.i
     Tables are flattened as x_a · (n_b + 1) + x_b; ``side`` 0: a passes less often, 1: b does."""
     total = n_a + n_b
     xa, xb = np.arange(n_a + 1)[:, None], np.arange(n_b + 1)[None, :]
-    split = np.exp(log_choose(n_a)[xa] + log_choose(n_b)[xb] - log_choose(total)[xa + xb])
-    by_sum = np.zeros((n_a + 1, total + 1))  # [x_a, s]: one column per total, x_a ascending
-    by_sum[xa, xa + xb] = split
+    ways = np.outer(_choose(n_a), _choose(n_b))  # exact integers: C(n_a, x_a) C(n_b, x_b)
+    by_sum = np.zeros((n_a + 1, total + 1), dtype=object)  # [x_a, s]: one column per total, x_a ascending
+    by_sum[xa, xa + xb] = ways
     tail = np.cumsum(by_sum, axis=0) if side == 0 else np.cumsum(by_sum[::-1], axis=0)[::-1]
-    stat = tail[xa, xa + xb].ravel()  # Fisher's one-sided p: P(X_a ≤ x_a | s), or P(X_b ≤ x_b | s)
+    # Fisher's one-sided p, P(X_a ≤ x_a | s) or P(X_b ≤ x_b | s): a ratio of integers, correctly rounded, so
+    # statistics equal in exact arithmetic are the same float (scipy's tolerance is then for its rounding)
+    stat = (tail[xa, xa + xb] / _choose(total)[xa + xb]).astype(float).ravel()
+    split = (ways / _choose(total)[xa + xb]).astype(float)
     order = np.argsort(stat, kind="stable")
-    ends = np.searchsorted(stat[order], stat * (1 + _TIE), side="right")
+    ends = np.searchsorted(stat[order], stat * (1 + _BOSCHLOO_TIE), side="right")
     return order, ends, split.ravel()[order]
 
 
@@ -132,10 +143,17 @@ def p_grid(n_a: int, n_b: int, test: TestName = DEFAULT_TEST) -> NDArray[np.floa
 
 
 def p_value(passes_a: int, n_a: int, passes_b: int, n_b: int, test: TestName = DEFAULT_TEST) -> float:
-    """The two-sided p of one outcome (from ``p_grid``, so a design and its comparisons read the same value)."""
+    """The two-sided p of one outcome: from ``p_grid`` up to ``GRID_LIMIT`` outcomes (so a design and its
+    comparisons read the same value), beyond it from the outcome's two regions alone."""
     if not (0 <= passes_a <= n_a and 0 <= passes_b <= n_b):
         raise ValueError(f"need 0 <= passes <= n, got {passes_a}/{n_a} and {passes_b}/{n_b}")
-    return float(p_grid(n_a, n_b, test)[passes_a, passes_b])
+    if test == "fisher" or (n_a + 1) * (n_b + 1) <= GRID_LIMIT:
+        return float(p_grid(n_a, n_b, test)[passes_a, passes_b])
+    _check(n_a, n_b, test)
+    table = passes_a * (n_b + 1) + passes_b
+    sides = [float(supremum(_coefficients(n_a, n_b, side, _side(n_a, n_b, side)[1][table:table + 1]))[0][0])
+             for side in (0, 1)]
+    return min(1.0, 2 * min(sides))
 
 
 def _smallest_region(n_a: int, n_b: int, side: int, alpha: float) -> int:

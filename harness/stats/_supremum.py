@@ -25,6 +25,7 @@ RTOL = 1e-7
 MARGIN = 1e-10
 SPLIT = 8
 ROUNDS = 40
+CHUNK = 2048
 
 
 @lru_cache(maxsize=256)
@@ -116,10 +117,18 @@ def _grid(n: int) -> tuple[Array, Array, Array, Array, Array]:
 
 
 def supremum(beta: Array) -> tuple[Array, Array]:
-    """(upper bound, value attained) of max over π of Σ_s beta[r, s] Bin(N, π)(s), for every row r."""
+    """(upper bound, value attained) of max over π of Σ_s beta[r, s] Bin(N, π)(s), for every row r (in chunks
+    of ``CHUNK`` rows: the same values, bounded memory)."""
     beta = np.atleast_2d(np.asarray(beta, dtype=float))
     if beta.shape[1] == 1 or len(beta) == 0:
         return beta[:, 0].copy(), beta[:, 0].copy()
+    if len(beta) > CHUNK:
+        parts = [_supremum(beta[i:i + CHUNK]) for i in range(0, len(beta), CHUNK)]
+        return np.concatenate([u for u, _ in parts]), np.concatenate([v for _, v in parts])
+    return _supremum(beta)
+
+
+def _supremum(beta: Array) -> tuple[Array, Array]:
     poly, n = _Poly(beta), beta.shape[1] - 1
     x, values, slopes, high, low = _grid(n)
     f, d = _dot(beta, values), _dot(poly.d1, slopes)

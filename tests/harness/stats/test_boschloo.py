@@ -72,6 +72,7 @@ def _sample() -> list[tuple[int, int, int, int]]:
     """Tables up to 15 per group: all of 3 vs 3 and 2 vs 5, the extremes and the centre of several n,
     and a fixed spread of others."""
     out = [(a, 3, b, 3) for a in range(4) for b in range(4)] + [(a, 2, b, 5) for a in range(3) for b in range(6)]
+    out += [(6, 12, 7, 12), (5, 12, 6, 12), (7, 15, 8, 15), (2, 15, 3, 15)]  # statistics tied at exactly 1/2
     for n_a, n_b in ((15, 15), (7, 12), (1, 15), (10, 9)):
         out += [(n_a, n_a, 0, n_b), (0, n_a, n_b, n_b), (n_a // 2, n_a, n_b // 2, n_b), (n_a, n_a, n_b, n_b)]
     rng = np.random.default_rng(26)
@@ -99,9 +100,21 @@ def test_the_definitions_scipy_uses() -> None:
     assert p_value(6, 20, 0, 20, "fisher") == pytest.approx(0.0202, abs=1e-4)
 
 
-def test_swapping_groups_or_passes_and_failures_keeps_the_p() -> None:
-    """The test is symmetric: a vs b and b vs a, and passes read as failures, give the same p (statistics equal
-    in exact arithmetic but not in floating point tie within the tolerance, so their regions agree)."""
-    grid = p_grid(8, 8)
-    assert np.allclose(grid, grid.T, rtol=1e-12, atol=0)
+@pytest.mark.parametrize("n_a, n_b", [(8, 8), (12, 12), (20, 20), (25, 25), (12, 9)])
+def test_swapping_groups_or_passes_and_failures_keeps_the_p(n_a: int, n_b: int) -> None:
+    """The test is symmetric: a vs b and b vs a, and passes read as failures, give the same p. Many statistics
+    tie in exact arithmetic (P(X_a ≤ k | 2k + 1) = 1/2 for every k at equal n); a tie broken by rounding would
+    leave a mirror table out of a region and its p below the maximum (12 vs 12, 6/12 vs 7/12: 0.81 for 0.84)."""
+    grid = p_grid(n_a, n_b)
     assert np.allclose(grid, grid[::-1, ::-1], rtol=1e-12, atol=0)
+    assert np.allclose(grid, p_grid(n_b, n_a).T, rtol=1e-12, atol=0)
+
+
+def test_beyond_the_grid_limit_one_outcome_is_computed_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Large n: a single p from the outcome's own regions, the same value the grid holds."""
+    from harness.stats import _pvalues
+
+    grid = p_grid(12, 9)
+    monkeypatch.setattr(_pvalues, "GRID_LIMIT", 10)
+    for x_a, x_b in ((12, 0), (7, 2), (5, 5), (0, 9)):
+        assert p_value(x_a, 12, x_b, 9) == pytest.approx(float(grid[x_a, x_b]), rel=1e-12)
