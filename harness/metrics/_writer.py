@@ -10,13 +10,15 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import pandas as pd
 from pydantic import BaseModel
 
 from ._schema import TABLES, migrate, table_columns
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 BATCH_ROWS = 100_000
 
@@ -54,6 +56,8 @@ class MetricsWriter:
         if self.experiment_id is not None:
             for rec in records:
                 rec.setdefault("experiment_id", self.experiment_id)
+        import pandas as pd  # a second's import: only where rows are written, not for every command
+
         frame = pd.DataFrame.from_records(records)
         unknown = set(frame.columns) - set(self._columns[table])
         if unknown:

@@ -20,6 +20,9 @@ from ._sweep import render_sweep
 from ._transcripts import load_transcripts, trial_views
 from ._workflow import gate, infrastructure, triage
 
+PLOTS = frozenset({"pass_rate", "by_segment", "repeated_calls", "cached_tokens"})
+"""Every plot a report can show."""
+
 __all__ = ["ReportInputError", "junit_xml", "render_all", "render_sweep", "write_junit", "xml_safe"]
 
 
@@ -32,12 +35,15 @@ def render_all(run_dir: Path) -> list[Path]:
     metrics = load_metrics(run_dir)
     cost = costs(report, metrics)
     groups = cost["groups"]
+    # a plot is drawn only where it has something to show; the report says so in words otherwise
     plots = {
         "pass_rate": _plots.pass_rates(report),
         "by_segment": _plots.by_segment(groups, cost["segTokens"], cost["segUsd"]),
-        "repeated_calls": _plots.repeated_calls(groups, cost["repeats"]),
-        "cached_tokens": _plots.cached_tokens(groups, cost["totals"]),
     }
+    if any(cost["repeats"][g]["repeated"] or cost["repeats"][g]["duplicate_signature"] for g in groups):
+        plots["repeated_calls"] = _plots.repeated_calls(groups, cost["repeats"])
+    if any(cost["totals"][g]["cached_input_tokens"] for g in groups):
+        plots["cached_tokens"] = _plots.cached_tokens(groups, cost["totals"])
     trials = trial_views(report, load_transcripts(run_dir))
     context = {"h": headline(report), "g": gating(report), "comps": comparisons(report), "cost": cost,
                "caveats": report.get("caveats", []), "trials": trials,
@@ -48,6 +54,8 @@ def render_all(run_dir: Path) -> list[Path]:
                "version": report.get("harnessVersion", harness.__version__)}
     written = []
     (run_dir / "plots").mkdir(exist_ok=True)
+    for stale in PLOTS.difference(plots):  # drawn by an earlier rendering of this directory
+        (run_dir / "plots" / f"{stale}.png").unlink(missing_ok=True)
     for name, png in plots.items():
         path = run_dir / "plots" / f"{name}.png"
         path.write_bytes(png)

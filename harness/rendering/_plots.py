@@ -4,24 +4,31 @@ Output depends only on the data: no timestamps or software tags in the files."""
 from __future__ import annotations
 
 import io
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import matplotlib
+from ._data import SEGMENTS
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-from ._data import SEGMENTS  # noqa: E402
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 SEGMENT_COLOURS = {"system": "#8c8c8c", "header": "#4c78a8", "state": "#e45756", "fold": "#f58518",
                    "history": "#54a24b", "tools": "#b279a2"}
 
 
+def _figure(**kwargs: Any) -> Figure:
+    """A figure of its own, drawn by the Agg canvas: no pyplot (its import and global figure registry
+    cost more than a plot), matplotlib imported only when a report is drawn."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(**kwargs)
+    FigureCanvasAgg(fig)
+    return fig
+
+
 def _png(fig: Figure) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90, bbox_inches="tight", metadata={"Software": None})
-    plt.close(fig)
     return buf.getvalue()
 
 
@@ -29,7 +36,8 @@ def pass_rates(report: dict[str, Any]) -> bytes:
     """X-52: pass rate per group and stage with its Wilson 95 % interval."""
     groups = report.get("groups", [])
     stages = list(dict.fromkeys(s["id"] for g in groups for s in g.get("stages", [])))
-    fig, ax = plt.subplots(figsize=(8, 3.6))
+    fig = _figure(figsize=(8, 3.6))
+    ax = fig.subplots()
     width = 0.8 / max(len(stages), 1)
     for j, stage in enumerate(stages):
         xs, ys, lo, hi, labels = [], [], [], [], []
@@ -58,7 +66,8 @@ def pass_rates(report: dict[str, Any]) -> bytes:
 
 def by_segment(groups: list[str], tokens: dict[str, dict[str, float]], usd: dict[str, dict[str, float]]) -> bytes:
     """X-51: request tokens and cost per group, stacked by request segment."""
-    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), layout="constrained")
+    fig = _figure(figsize=(11, 3.8), layout="constrained")
+    axes = fig.subplots(1, 2)
     for ax, data, label in ((axes[0], tokens, "input tokens (estimated)"), (axes[1], usd, "USD (by token share)")):
         bottom = [0.0] * len(groups)
         for seg in SEGMENTS:
@@ -77,7 +86,8 @@ def by_segment(groups: list[str], tokens: dict[str, dict[str, float]], usd: dict
 
 def repeated_calls(groups: list[str], repeats: dict[str, dict[str, int]]) -> bytes:
     """X-50: repeated and duplicate-signature tool calls per group."""
-    fig, ax = plt.subplots(figsize=(8, 3.2))
+    fig = _figure(figsize=(8, 3.2))
+    ax = fig.subplots()
     xs = range(len(groups))
     ax.bar([x - 0.2 for x in xs], [repeats[g]["repeated"] for g in groups], 0.4, label="repeated")
     ax.bar([x + 0.2 for x in xs], [repeats[g]["duplicate_signature"] for g in groups], 0.4,
@@ -91,7 +101,8 @@ def repeated_calls(groups: list[str], repeats: dict[str, dict[str, int]]) -> byt
 
 def cached_tokens(groups: list[str], totals: dict[str, dict[str, float]]) -> bytes:
     """X-51: cached input tokens against all input tokens per group."""
-    fig, ax = plt.subplots(figsize=(8, 3.2))
+    fig = _figure(figsize=(8, 3.2))
+    ax = fig.subplots()
     xs = range(len(groups))
     ax.bar([x - 0.2 for x in xs], [totals[g]["input_tokens"] for g in groups], 0.4, label="input")
     ax.bar([x + 0.2 for x in xs], [totals[g]["cached_input_tokens"] for g in groups], 0.4, label="cached input")

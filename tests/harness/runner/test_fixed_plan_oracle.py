@@ -43,6 +43,17 @@ def test_run_directory_layout_O1(oracle_run) -> None:  # type: ignore[no-untyped
     assert report.plan.sha256 == oracle_run.report.plan.sha256
 
 
+def test_plots_are_drawn_only_where_the_report_has_something_to_show_O20(oracle_run) -> None:  # type: ignore[no-untyped-def]
+    """A scripted model reports no cached input tokens: no cached-tokens plot, a sentence instead."""
+    d: Path = oracle_run.run_dir
+    assert oracle_run.report.budget.spent.cachedInputTokens == 0
+    assert sorted(p.name for p in (d / "plots").iterdir())[:2] == ["by_segment.png", "pass_rate.png"]
+    assert not (d / "plots" / "cached_tokens.png").exists()
+    html = (d / "report.html").read_text(encoding="utf-8")
+    assert "No group reported cached input tokens (no plot)." in html
+    assert "cached_tokens.png" not in (d / "report.md").read_text(encoding="utf-8")
+
+
 def test_report_and_duckdb_agree_on_every_total_O2_O10(oracle_run) -> None:  # type: ignore[no-untyped-def]
     report, d = oracle_run.report, oracle_run.run_dir
     spent = report.budget.spent
