@@ -6,7 +6,9 @@ Prints one JSON line per figure.
 ``wall_s`` is ``harness run <fixed plan>`` as a user starts it: a new Python process, imports
 (litellm's takes seconds), the run, report.json, metrics.duckdb and the rendered report. The run's
 own share (``runSeconds``: first call to last, from report.json) and a bare ``import`` of the CLI
-are reported apart so it shows where the time goes. Q-4's bound is 15 s.
+are reported apart so it shows where the time goes. Q-4's bound is 15 s; the target is 8 s. The
+commands a user types before a run are timed cold too: ``harness --help`` (target 1 s) and ``harness
+validate`` of the fixed plan (target 1.5 s).
 """
 
 from __future__ import annotations
@@ -24,7 +26,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PLAN = ROOT / "plans" / "unified-mapping-ab-20261005" / "experiment-plan.json"
 HARNESS = Path(sys.executable).with_name("harness")
-LIMIT_S = 15.0
+SPEC_S = 15.0
+"""Q-4's bound."""
+LIMIT_S = 8.0
+"""The target: a run bound by the model, not by start-up and rendering."""
+HELP_LIMIT_S = 1.0
+VALIDATE_LIMIT_S = 1.5
 
 
 def timed(cmd: list[str]) -> float:
@@ -40,6 +47,8 @@ def main() -> None:
     args = parser.parse_args()
     imports = [timed([sys.executable, "-c", "import harness.cli, harness.models; harness.models.ensure_litellm()"])
                for _ in range(args.repeats)]
+    helps = [timed([str(HARNESS), "--help"]) for _ in range(args.repeats)]
+    validates = [timed([str(HARNESS), "validate", str(PLAN)]) for _ in range(args.repeats)]
     walls, runs, calls = [], [], 0
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(args.repeats):
@@ -51,8 +60,12 @@ def main() -> None:
             calls = report["budget"]["spent"]["llmCalls"]
     wall = statistics.median(walls)
     print(json.dumps({"figure": "q4_fixed_plan_cold_wall_s", "medianS": round(wall, 2), "limitS": LIMIT_S,
-                      "ok": wall < LIMIT_S, "runSeconds": round(statistics.median(runs), 2), "llmCalls": calls,
-                      "cpus": os.cpu_count()}), flush=True)
+                      "ok": wall <= LIMIT_S, "specLimitS": SPEC_S, "runSeconds": round(statistics.median(runs), 2),
+                      "llmCalls": calls, "cpus": os.cpu_count()}), flush=True)
+    for figure, samples, limit in (("q4_help_s", helps, HELP_LIMIT_S), ("q4_validate_s", validates, VALIDATE_LIMIT_S)):
+        median = statistics.median(samples)
+        print(json.dumps({"figure": figure, "medianS": round(median, 2), "limitS": limit, "ok": median <= limit}),
+              flush=True)
     print(json.dumps({"figure": "q4_cold_import_s", "medianS": round(statistics.median(imports), 2),
                       "note": "python -c 'import harness.cli; ensure_litellm()': start-up before any work"}),
           flush=True)
