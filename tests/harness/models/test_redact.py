@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 
 from hypothesis import given, settings
@@ -49,7 +50,7 @@ def test_o30_ordinary_content_kept() -> None:
 _PIECES = st.sampled_from([SECRET, "sk-" + "a" * 14, "AIza" + "b" * 31, "Bearer abcdefgh1", "bearer\nabcdefgh12",
                            "\n", '"', "tASK-", "ok", "", "é", "x" * 8])
 _TEXT = st.lists(_PIECES, max_size=4).map("".join)
-_KEYS = st.sampled_from(["content", "api_key", "Authorization", "X-API-KEY", "cookie", "n", "role", SECRET])
+_KEYS = st.sampled_from(["content", "api_key", "Authorization", "X-API-KEY", "cookie", "n", "role", "tools", SECRET])
 _TREE = st.recursive(
     st.one_of(_TEXT, st.integers(), st.floats(allow_nan=False), st.none(), st.booleans()),
     lambda inner: st.one_of(st.lists(inner, max_size=3), st.lists(inner, max_size=3).map(tuple),
@@ -64,11 +65,20 @@ def _reference(obj: object, secrets: list[str]) -> object:
         return redact_text(obj, secrets)
     if isinstance(obj, Mapping):
         return {k: REDACTED if isinstance(k, str) and _SENSITIVE_KEYS.match(k) and v not in (None, "")
+                else _json_form(_reference(v, secrets)) if k == "tools" and type(v) is list
                 else _reference(v, secrets) for k, v in obj.items()}
     if isinstance(obj, list | tuple):
         items = [_reference(v, secrets) for v in obj]
         return items if isinstance(obj, list) else tuple(items)
     return obj
+
+
+def _json_form(value: object) -> object:
+    """Tool schemas come back in their JSON form (tuples as lists, keys as text)."""
+    try:
+        return json.loads(json.dumps(value, ensure_ascii=False))
+    except (TypeError, ValueError):
+        return value
 
 
 @settings(max_examples=300, deadline=None)
