@@ -8,5 +8,8 @@ import os
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+# litellm appends a prefilled GitHub bug-report link to some errors (litellm_core_utils/bug_report.py); the
+# harness reports its own errors, so never that link (nor the "Give Feedback" banner: suppress_debug_info).
+os.environ.setdefault("LITELLM_DISABLE_BUG_REPORT_LINK", "true")
 
 __version__ = "0.1.0"

@@ -30,6 +30,7 @@ app = typer.Typer(
 )
 
 EXIT_OK, EXIT_DEFECT, EXIT_INVALID, EXIT_STOPPED, EXIT_UNMET = 0, 1, 2, 3, 4
+EXIT_NO_VERDICT = 6
 EXIT_INTERRUPTED = 130
 """Ctrl-C before a run started (nothing ran), or while its report was rendered (every trial is recorded)."""
 NOT_STARTED = "interrupted before the run started; nothing was run"

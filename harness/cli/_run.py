@@ -18,6 +18,7 @@ import typer
 from harness.plan import Plan, PlanError, load_plan
 from harness.results import is_sweep
 from harness.runner import (
+    ParamsRefused,
     PriceUnknown,
     ResumeRefused,
     RunChoices,
@@ -25,6 +26,7 @@ from harness.runner import (
     RunOutcome,
     RunRequest,
     Settings,
+    check_params,
     default_out_dir,
     execute,
     parse_price,
@@ -233,6 +235,10 @@ def run_cmd(
         table = prepare_prices(request)
     except PriceUnknown as exc:
         raise typer.Exit(price_refused(exc)) from None
+    try:
+        check_params(request)  # a parameter the model does not take: named with its fix, before any call
+    except ParamsRefused as exc:
+        fail(str(exc))
     review = design_gate(plan, strict, dry)
     if dry:
         dry_run(request, table, review)

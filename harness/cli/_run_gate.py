@@ -5,10 +5,11 @@
 Exit codes, in order of precedence: 2 invalid input (nothing ran), 5 ``--strict`` and the design
 review of the plan as it would run (overrides applied) found a problem (checked after every exit-2
 check and before any model call or run directory: nothing ran; a dry run prints the review and then
-exits 5), 1 a harness defect, 3 stopped early, 4 an expectation unmet, 0 done. A run that stopped
-early exits 3 even when an expectation is also unmet: its verdicts are not final (``--resume``
-finishes it, and the finished run exits 0 or 4); the unmet expectations are still listed and in
-report.json.
+exits 5), 1 a harness defect, 3 stopped early, 6 ran to its end but no trial reached a verdict (every
+group held back by the preflight, every call refused or errored: a sentence says which), 4 an
+expectation unmet, 0 done. A run that stopped early exits 3 even when an expectation is also unmet:
+its verdicts are not final (``--resume`` finishes it, and the finished run exits 0 or 4); the unmet
+expectations are still listed and in report.json.
 """
 
 from __future__ import annotations
@@ -28,7 +29,16 @@ from harness.runner import ResumeRefused, RunDir, RunOutcome
 from harness.runner._overrides import OverrideError, OverrideSpec, apply_overrides, parse_repeats, resume_overrides
 from harness.workflows import SweepOutcome
 
-from ._app import EXIT_INTERRUPTED, EXIT_INVALID, EXIT_OK, EXIT_STOPPED, EXIT_UNMET, err_console, fail
+from ._app import (
+    EXIT_INTERRUPTED,
+    EXIT_INVALID,
+    EXIT_NO_VERDICT,
+    EXIT_OK,
+    EXIT_STOPPED,
+    EXIT_UNMET,
+    err_console,
+    fail,
+)
 from ._design_view import EXIT_DESIGN, print_review
 from ._run_view import console
 
@@ -60,10 +70,14 @@ DOC_REPEATS = ("Override a stage's repeats: STAGE=N (repeatable), e.g. simple=5;
                "override. A sequential stage takes only its last look.")
 DOC_STRICT = (f"Exit {EXIT_DESIGN} before any model call when the design review of the plan (as it would run, "
               "overrides applied) finds a problem, as `harness validate --strict` does (for CI).")
-EXIT_CODES = ("Exit codes: 0 the experiment ran to its end and met every expectation (whatever the verdicts); "
-              "2 invalid input or an unusable environment (nothing ran; e.g. a remote model without a price under "
-              "a USD cap); 3 stopped early (budget, stop condition, a server's context limit, interrupt; the report "
-              "is still written, --resume continues it); 4 ran to its end but an expectation (--expect or the "
+EXIT_CODES = ("Exit codes: 0 the experiment ran to its end, some trial reached a verdict and every expectation is "
+              "met (whatever the verdicts); 2 invalid input or an unusable environment (nothing ran; e.g. a remote "
+              "model without a price under a USD cap, or a provider parameter the model does not take, such as "
+              "reasoning_effort on a model without reasoning, named with its fix); 3 stopped early (budget, stop "
+              "condition, a server's context limit, interrupt; the report "
+              "is still written, --resume continues it); 6 ran to its end but no trial reached a verdict (passed or "
+              "failed): every group held back by the preflight, or every call refused or errored, and a sentence "
+              "says which (the report is still written); 4 ran to its end but an expectation (--expect or the "
               "plan's expect) is unmet, each one listed; 5 --strict and the design review found a problem (nothing "
               "ran; checked after the exit-2 checks, before any model call); 1 an internal defect of the harness; "
               "130 interrupted (Ctrl-C) before the run started (nothing ran), or while the report was rendered "
@@ -165,10 +179,39 @@ def show_expectations(results: list[ExpectationResult], who: str = "") -> None:
         console.print(f"  {'unmet' if not r.met else 'met'} {describe(r)}", markup=False, soft_wrap=True)
 
 
-def _code(stopped: bool, missed: bool) -> int:
+def _code(stopped: bool, missed: bool, verdictless: bool = False) -> int:
     if stopped:
         return EXIT_STOPPED
+    if verdictless:
+        return EXIT_NO_VERDICT
     return EXIT_UNMET if missed else EXIT_OK
+
+
+def no_verdict(report: Report) -> str | None:
+    """Why no trial of the run reached a verdict (passed or failed), in one sentence; None when one did."""
+    trials = [(g.id, t) for g in report.groups for s in g.stages for t in s.trials]
+    if any(t.status in ("passed", "failed") for _, t in trials):
+        return None
+    held = sorted({p.group for p in report.preflight if not p.sent})
+    rules = sorted({p.rule or p.verdict for p in report.preflight if not p.sent})
+    kinds: dict[str, int] = {}
+    for entry in report.infrastructure:
+        for kind, n in entry.errorKinds.items():
+            kinds[kind] = kinds.get(kind, 0) + n
+    parts = []
+    if held:
+        parts.append(f"the preflight held back {', '.join(held)}: the provider rejects their requests "
+                     f"({', '.join(rules)}; --send-rejected sends them)")
+    errors = sum(1 for _, t in trials if t.status == "error")
+    if errors:
+        parts.append(f"{errors} trial(s) ended in an error ("
+                     + (", ".join(f"{k}: {n}" for k, n in sorted(kinds.items())) or "see report.json") + ")")
+    skipped = sum(1 for g, t in trials if t.status == "skipped" and g not in held)
+    if skipped:
+        parts.append(f"{skipped} other trial(s) were skipped")
+    if not trials:
+        parts.append("no trial ran (nothing selected)")
+    return "no trial reached a verdict: " + "; ".join(parts)
 
 
 def finish_run(outcome: RunOutcome, junit: Path | None) -> int:
@@ -179,11 +222,15 @@ def finish_run(outcome: RunOutcome, junit: Path | None) -> int:
         return EXIT_INVALID
     if outcome.render_interrupted and outcome.stop_reason is None:
         return EXIT_INTERRUPTED
-    return _code(outcome.stop_reason is not None, bool(unmet(results)))
+    why = no_verdict(outcome.report) if outcome.stop_reason is None else None
+    if why is not None:
+        err_console.print(f"error: {why} (exit {EXIT_NO_VERDICT})", markup=False, soft_wrap=True)
+    return _code(outcome.stop_reason is not None, bool(unmet(results)), why is not None)
 
 
 def finish_sweep(outcome: SweepOutcome, junit: Path | None) -> int:
-    """Every model must meet every expectation: one model missing one makes the sweep exit 4."""
+    """Every model must meet every expectation: one model missing one makes the sweep exit 4; one model
+    whose run reached no verdict makes it exit 6."""
     missed = False
     reports = []
     for entry in outcome.sweep.models:
@@ -195,4 +242,8 @@ def finish_sweep(outcome: SweepOutcome, junit: Path | None) -> int:
             continue  # a model that did not run has no trials
     if junit is not None and not _write_junit(junit, reports):
         return EXIT_INVALID
-    return _code(outcome.sweep.status != "completed", missed)
+    stopped = outcome.sweep.status != "completed"
+    empty = [(model, why) for model, report in reports if (why := no_verdict(report)) is not None]
+    for model, why in empty if not stopped else []:
+        err_console.print(f"error: {model}: {why} (exit {EXIT_NO_VERDICT})", markup=False, soft_wrap=True)
+    return _code(stopped, missed, bool(empty))

@@ -9,7 +9,7 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from harness.runner import PriceUnknown, ResumeRefused, RunOutcome, RunRequest, budget_stop, execute
+from harness.runner import ParamsRefused, PriceUnknown, ResumeRefused, RunOutcome, RunRequest, budget_stop, execute
 from harness.workflows import SweepOutcome, SweepRequest, execute_sweep, prepare_sweep, sweep_errors
 from harness.workflows._sweep import check_sweep_resume, member_request
 
@@ -37,7 +37,7 @@ def run_sweep(base: RunRequest, models: list[str], maintainer: str | None, resum
         if errors:
             fail("; ".join(errors))
         tables = prepare_sweep(request)
-    except ResumeRefused as exc:
+    except (ResumeRefused, ParamsRefused) as exc:
         fail(str(exc))
     except PriceUnknown as exc:
         return price_refused(exc)

@@ -64,6 +64,16 @@ def wire_shape(wire: dict[str, Any] | None) -> str:
     return " · ".join(f"{t['role']}[{' + '.join(dict.fromkeys(t['blocks'])) or 'empty'}]" for t in turns)
 
 
+def unsent_lines(agent: str, maintainer: str, calls: Any) -> list[str]:
+    """The plan's sampling values a model of the run does not take (litellm's own validation, offline): not sent."""
+    out = [f"not sent: {u.name} {u.value:g} to {agent}: litellm {'refuses' if u.refused else 'leaves out'} it for "
+           f"this model ({u.why}); the agent's calls sample at the provider's default (report.json model.notSent)"
+           for u in calls.unsent if u.sampling]
+    out += [f"not sent: the maintainer's temperature {u.value:g} to {maintainer}: litellm "
+            f"{'refuses' if u.refused else 'leaves out'} it ({u.why})" for u in calls.maintainer_unsent]
+    return out
+
+
 def server_lines(entries: list[dict[str, Any]]) -> list[str]:
     """The local server the preflight asked, said once for the run (P-80): what it is and how it renders."""
     server = next((p["localServer"] for p in entries if p.get("localServer")), None)
@@ -321,6 +331,9 @@ def dry_run(request: RunRequest, prices: PriceTable, review: DesignReview | None
                   f"litellm's counter (a local model's chat template may count more), cost {cost}{unsent}",
                   markup=False, soft_wrap=True)
     console.print(f"budget: {budget_text(request)}", markup=False, soft_wrap=True)
+    calls = agent_calls(s.agent_model, plan.models, plan.budget.maxOutputTokensPerCall, maintainer=s.maintainer_model)
+    for line in unsent_lines(s.agent_model, s.maintainer_model, calls):
+        console.print(line, markup=False, soft_wrap=True, highlight=False)
     console.print(f"preflight on {s.agent_model}: each group's first request, and the same session one tool call "
                   "later, as its provider receives them (built offline by litellm), the rules of its route they "
                   "meet, and what the state message becomes (own_message, merged, prefill, new_turn, rejected, "
@@ -329,6 +342,9 @@ def dry_run(request: RunRequest, prices: PriceTable, review: DesignReview | None
         console.print(line, markup=False, soft_wrap=True, highlight=False)
     for line in preflight_lines(checks):
         console.print(line, markup=False, soft_wrap=True, highlight=False)
+    if checks and all(not c["sent"] for c in checks):
+        console.print("every selected group is held back by the preflight: the run would reach no verdict and exit 6 "
+                      "(--send-rejected sends them, to see the provider's answer)", markup=False, soft_wrap=True)
     for st in plan.stages:
         if st.sequential is not None and (s.stages is None or st.id in s.stages):
             console.print(f"{st.id} is sequential: looks at {', '.join(map(str, st.sequential.looks))} repeats "

@@ -350,7 +350,7 @@ class _Run:
                                      exc.retries) from exc
 
         return model_maintainer(generate, max_output_tokens=e.limits.maintainer_max_output_tokens,
-                                timeout_seconds=e.limits.timeout_seconds)
+                                timeout_seconds=e.limits.timeout_seconds, temperature=e.limits.maintainer_temperature)
 
     def _binding(self) -> MaintainerBinding | None:
         """What ``context_compress`` runs: this run's maintainer role, when the agent is bound to it."""

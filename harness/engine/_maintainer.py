@@ -40,14 +40,16 @@ def model_maintainer(
     *,
     max_output_tokens: int | None,
     timeout_seconds: float,
+    temperature: float | None = 0.0,
 ) -> Callable[[MaintenanceRequest], Awaitable[str]]:
-    """A ``Maintainer`` backed by a chat model call (``generate`` does the accounting and snapshots)."""
+    """A ``Maintainer`` backed by a chat model call (``generate`` does the accounting and snapshots);
+    ``temperature`` None: not sent (a model that takes no temperature 0)."""
 
     async def maintain(request: MaintenanceRequest) -> str:
         output = await generate(ModelRequest(
             messages=maintenance_messages(request),
             max_output_tokens=max_output_tokens,
-            temperature=0.0,
+            temperature=temperature,
             timeout_seconds=timeout_seconds,
         ))
         return (output.content or "").strip()

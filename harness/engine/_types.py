@@ -99,6 +99,8 @@ class RunLimits(_Frozen):
     extra: dict[str, Any] = Field(default_factory=dict)
     """Other provider parameters of every agent call (``ModelRequest.extra``, e.g. ``reasoning_effort``);
     the maintainer's calls do not take them."""
+    maintainer_temperature: float | None = 0.0
+    """The maintainer's sampling temperature (null: not sent, where its model does not take 0)."""
     thinking_budget: int | None = Field(None, ge=1)
     """The part of ``max_output_tokens`` the agent's thinking budget takes (Anthropic refuses a cap at or
     below it); the maintainer, which does not think, is sent ``max_output_tokens`` less it."""

@@ -29,6 +29,7 @@ from ._caveats import (
     repeat_caveats,
     thinking_caveats,
     unattributed_caveats,
+    unsent_caveats,
     unsupported_input_caveats,
 )
 from ._differences import findings_role, group_differences, wire_beyond
@@ -201,6 +202,8 @@ def build_report(exp: RunView, request: Any, experiment_id: str, status: str, st
     caveats += pass_shape_caveats(groups)
     caveats += repeat_caveats(groups, sampling)
     caveats += thinking_caveats(s.agent_model, plan.models, exp.agent_calls.extra)
+    caveats += unsent_caveats(s.agent_model, s.maintainer_model, exp.agent_calls.unsent,
+                              exp.agent_calls.maintainer_unsent)
     asked = compressions(exp.records, "agent")
     if asked and not ran:
         caveats.append(f"Compression ran {asked} time(s), each because the agent called context_compress: that "
@@ -232,7 +235,9 @@ def build_report(exp: RunView, request: Any, experiment_id: str, status: str, st
                         apiBase=s.api_base, sampling=sampling,
                         prices={m: ModelPrice(**exp.prices.wire([m])[m]) for m in used},
                         reasoningEffort=plan.models.reasoningEffort, params=plan.models.params,
-                        thinkingBudgetTokens=exp.agent_calls.thinking_budget),
+                        thinkingBudgetTokens=exp.agent_calls.thinking_budget,
+                        notSent={u.name: u.why for u in exp.agent_calls.unsent},
+                        maintainerNotSent={u.name: u.why for u in exp.agent_calls.maintainer_unsent}),
         budget=budget,
         groups=groups,
         comparisons=comparisons, baselineComparisons=baseline, caveats=caveats,

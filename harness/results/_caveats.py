@@ -4,6 +4,7 @@ groups and the trial records."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from harness.models import thinking_refuses
@@ -133,3 +134,20 @@ def thinking_caveats(model: str, models: ModelsSpec, extra: dict[str, Any]) -> l
             f"it (Anthropic, extended thinking: temperature 1 only, top_p 0.95 to 1), so the agent's calls sampled "
             "at the provider's default; each call's sampling records what was sent"
             for name, value in thinking_refuses(model, extra, planned).items()]
+
+
+UNSENT_NAMES = {"temperature": "models.sampling.temperature", "top_p": "models.sampling.topP",
+                "seed": "models.sampling.seed"}
+
+
+def unsent_caveats(agent: str, maintainer: str, unsent: Sequence[Any], maintainer_unsent: Sequence[Any]) -> list[str]:
+    """The sampling values a model of the run does not take, found before the run by litellm's own validation
+    (``harness.wire.unsent_params``), which its calls did not send."""
+    out = [f"{UNSENT_NAMES.get(u.name, u.name)} {u.value:g} was not sent to {agent}: litellm "
+           f"{'refuses' if u.refused else 'leaves out'} it for this model ({u.why}), so the agent's calls sampled at "
+           "the provider's default; each call's sampling records what was sent"
+           for u in unsent if u.name in UNSENT_NAMES]
+    out += [f"the maintainer's temperature {u.value:g} was not sent to {maintainer}: litellm "
+            f"{'refuses' if u.refused else 'leaves out'} it for this model ({u.why}); its calls sampled at the "
+            "provider's default" for u in maintainer_unsent]
+    return out

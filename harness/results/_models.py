@@ -98,6 +98,12 @@ class ModelInfo(_Model):
         None, description="The thinking token budget litellm sends for these settings (Anthropic budget_tokens, "
                           "Gemini 2.5 thinkingBudget); each agent call's output cap is maxOutputTokensPerCall plus "
                           "it. null: no budget (thinking off, adaptive, or a Gemini 3 thinking level).")
+    notSent: dict[str, str] = Field(
+        default_factory=dict, description="The plan's sampling parameters the agent's model does not take, found "
+                                          "before the run by litellm's own validation (offline): name (litellm's: "
+                                          "temperature, top_p, seed) → why. The agent's calls did not send them.")
+    maintainerNotSent: dict[str, str] = Field(
+        default_factory=dict, description="The maintainer's temperature 0, when its model does not take it: not sent.")
 
     def unpriced(self) -> list[str]:
         """The models of this run whose USD cost is unknown."""

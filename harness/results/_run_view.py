@@ -7,6 +7,7 @@ runner (the runner sits above it and hands its ``Experiment`` in).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -68,6 +69,12 @@ class AgentCalls(Protocol):
 
     @property
     def thinking_budget(self) -> int | None: ...
+
+    @property
+    def unsent(self) -> Sequence[Any]: ...
+
+    @property
+    def maintainer_unsent(self) -> Sequence[Any]: ...
 
 
 class RunView(Protocol):

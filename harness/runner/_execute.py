@@ -29,7 +29,7 @@ from ._outputs import RENDER_INTERRUPTED, write_outputs
 from ._overrides import OverrideSpec, check_same_overrides
 from ._persist import RunDir
 from ._prices import PriceTable, build_price_table
-from ._reasoning import agent_calls
+from ._reasoning import ParamsRefused, agent_calls
 from ._resume import recorded_settings
 from ._runner import Experiment, ProgressHook, Settings, StageHook, agent_limits
 from ._stops import interrupt_handlers
@@ -101,6 +101,17 @@ def prepare_prices(request: RunRequest) -> PriceTable:
                              request.cli_prices, effective_budget(request).maxUsd, s.api_base)
 
 
+def check_params(request: RunRequest) -> None:
+    """Before anything runs: ``ParamsRefused`` when the agent's model does not take a provider parameter the plan
+    sets (litellm refuses it, or leaves it out of every call), naming the parameter, the model and the fix.
+    A sampling value it does not take is not refused: the calls leave it out (``agent_limits``)."""
+    s = request.settings
+    calls = agent_calls(s.agent_model, request.plan.models, request.plan.budget.maxOutputTokensPerCall,
+                        maintainer=s.maintainer_model)
+    if calls.refused:
+        raise ParamsRefused.of(s.agent_model, calls.refused)
+
+
 def run_preflight(request: RunRequest, groups: list[Any],
                   prompts: dict[str, str] | None = None) -> list[dict[str, Any]]:
     """The provider preflight (P-80) of every group on the agent model, before any call: the verdicts
@@ -115,7 +126,8 @@ def run_preflight(request: RunRequest, groups: list[Any],
     from harness.wire import provider_of, route_of
 
     plan, s = request.plan, request.settings
-    limits = agent_limits(plan, agent_calls(s.agent_model, plan.models, plan.budget.maxOutputTokensPerCall))
+    limits = agent_limits(plan, agent_calls(s.agent_model, plan.models, plan.budget.maxOutputTokensPerCall,
+                                            maintainer=s.maintainer_model))
     host = HostOptions(maintenance=plan.maintenance)
     tools = BusinessTools({k: v.model_dump() for k, v in plan.agent.projects.items()}).schemas()
     server = local_server(s.agent_model, s.api_base)  # one per run: it says what it is once
@@ -169,6 +181,7 @@ async def execute(request: RunRequest, on_trial: ProgressHook | None = None, *, 
     the run started or its outputs cannot be written after it (a refused write during the run stops
     it instead: ``RunOutcome.storage_error``)."""
     prices = prepare_prices(request)
+    check_params(request)  # a parameter the model does not take: refused before any directory or call
     run_dir = RunDir(request.out_dir)
     if request.resume:
         run_dir.check_resume(request.plan_sha256)  # before the lock: a mistyped path makes no directory

@@ -36,7 +36,7 @@ from ._gating import (
 )
 from ._persist import RunDir
 from ._prices import PriceTable
-from ._reasoning import AgentCalls, agent_calls
+from ._reasoning import MAINTAINER_TEMPERATURE, AgentCalls, agent_calls
 from ._refusals import RefusalMemo
 from ._sequential import LookBarrier
 from ._stops import InfraMonitor
@@ -65,17 +65,21 @@ class Settings:
 def agent_limits(plan: Plan, calls: AgentCalls) -> RunLimits:
     """The limits, sampling and provider parameters of every agent call of a trial (the preflight builds
     the same request); ``calls``: the agent's parameters and output cap with any thinking budget
-    (``_reasoning.agent_calls``, worked out once per run)."""
+    (``_reasoning.agent_calls``, worked out once per run). A sampling value the model does not take
+    (``calls.unsent``) is not sent, and the maintainer's temperature 0 neither where its model does not
+    take it (``calls.maintainer_unsent``)."""
     budget = plan.budget
+    sampling = plan.models.sampling
     return RunLimits(
         max_steps=budget.maxStepsPerRun or 12,
         max_consecutive_tool_errors=plan.stop.maxConsecutiveToolErrors or 1_000_000,
         max_output_tokens=calls.max_output_tokens,  # + any thinking budget
         timeout_seconds=budget.timeoutSecondsPerCall or 120.0,
-        temperature=plan.models.sampling.temperature,
-        top_p=plan.models.sampling.topP,
-        seed=plan.models.sampling.seed,  # the first repeat's; run_trial gives repeat r seed + r - 1
+        temperature=sampling.temperature if calls.sends("temperature") else None,
+        top_p=sampling.topP if calls.sends("top_p") else None,
+        seed=sampling.seed if calls.sends("seed") else None,  # the first repeat's; run_trial gives r seed + r - 1
         extra=calls.extra, thinking_budget=calls.thinking_budget,
+        maintainer_temperature=None if calls.maintainer_unsent else MAINTAINER_TEMPERATURE,
     )
 
 
@@ -124,7 +128,8 @@ class Experiment:
         """The agent's provider parameters and output cap (``_reasoning``), worked out once per run."""
         if self._agent_calls is None:
             self._agent_calls = agent_calls(self.settings.agent_model, self.plan.models,
-                                            self.plan.budget.maxOutputTokensPerCall)
+                                            self.plan.budget.maxOutputTokensPerCall,
+                                            maintainer=self.settings.maintainer_model)
         return self._agent_calls
 
     # selection --------------------------------------------------------------------------------

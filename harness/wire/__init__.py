@@ -24,6 +24,7 @@ from ._build import (
     request_wire_body,
     thinking_budget,
 )
+from ._params import SAMPLING, UnsentParam, refusal, unsent_params
 from ._preflight import StateTreatment, Verdict, preflight_body, state_treatment, thinking_in, worst
 from ._routes import ROUTES, Route, RouteName, RouteRules, route_of, route_rules
 from ._rules import (
@@ -45,6 +46,7 @@ __all__ = [
     "ROUTES",
     "RULES",
     "RULE_BY_ID",
+    "SAMPLING",
     "SEVERITY",
     "TREATMENTS",
     "Route",
@@ -54,6 +56,7 @@ __all__ = [
     "StateTreatment",
     "Treatment",
     "Turn",
+    "UnsentParam",
     "Verdict",
     "VerdictKind",
     "WireBuildError",
@@ -71,6 +74,7 @@ __all__ = [
     "output_cap",
     "preflight_body",
     "provider_of",
+    "refusal",
     "request_wire_body",
     "route_of",
     "route_rules",
@@ -79,6 +83,7 @@ __all__ = [
     "thinking_budget",
     "thinking_in",
     "turns",
+    "unsent_params",
     "wire_difference",
     "wire_differs_in",
     "wire_format",

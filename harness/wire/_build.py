@@ -11,7 +11,12 @@ redacted and checked for them before it is returned.
 from __future__ import annotations
 
 import json
+import logging
+import os
+import threading
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from harness.models import LiteLLMModel, ModelRequest, ensure_litellm, redact, secrets_from_env
@@ -28,6 +33,10 @@ _DUMMY_AWS = {
     "aws_region_name": "us-east-1",
 }
 _LITELLM_PLACEHOLDER = "my-fake-api-key"  # the key return_raw_request passes itself
+_VERTEX_STUB = ("wire-body-stub-token", "wire-body-stub-project")
+_AZURE_PLACEHOLDER = "https://wire-body-placeholder.openai.azure.com"
+_VERTEX = frozenset({"vertex_ai", "vertex_ai_beta"})
+_QUIET = threading.Lock()
 
 
 class WireBuildError(Exception):
@@ -67,22 +76,72 @@ def request_wire_body(model: str, request: ModelRequest, api_base: str | None = 
     provider = _provider(litellm, model)
     if provider == "bedrock":
         params.update(_DUMMY_AWS)
+    if provider == "azure" and api_base is None and not os.environ.get("AZURE_API_BASE"):
+        params["api_base"] = _AZURE_PLACEHOLDER
     call_id = f"wire-{uuid.uuid4().hex}"
     params["litellm_call_id"] = call_id
     from litellm.types.utils import CallTypes
     from litellm.utils import return_raw_request
 
     try:
-        raw = return_raw_request(CallTypes.completion, params)
+        with _quiet(), _vertex_token(provider in _VERTEX):
+            raw = return_raw_request(CallTypes.completion, params)
     finally:
         capture.pop(call_id)
-    secrets = secrets_from_env() | {_LITELLM_PLACEHOLDER, *_DUMMY_AWS.values()} - {_DUMMY_AWS["aws_region_name"]}
+    secrets = secrets_from_env() | {_LITELLM_PLACEHOLDER, *_VERTEX_STUB, *_DUMMY_AWS.values()} - {
+        _DUMMY_AWS["aws_region_name"]}
     body = raw.get("raw_request_body")
     if not isinstance(body, dict):
-        message = redact(str(raw.get("error") or "no body"), secrets)
+        message = redact(first_line(str(raw.get("error") or "no body")), secrets)
         raise WireBuildError(f"litellm could not build the {provider or 'unknown'} body for {model}: {message}")
     clean: dict[str, Any] = redact(json.loads(json.dumps(body, default=str)), secrets)
     return clean
+
+
+def first_line(message: str) -> str:
+    """litellm's error without the traceback and debug notes it appends."""
+    return message.strip().splitlines()[0] if message.strip() else message
+
+
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """litellm's loggers silent for the duration of an offline build (it logs a traceback for a failed auth)."""
+    loggers = [logging.getLogger(name) for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")]
+    with _QUIET:
+        levels = [lg.level for lg in loggers]
+        for lg in loggers:
+            lg.setLevel(logging.CRITICAL + 1)
+        try:
+            yield
+        finally:
+            for lg, level in zip(loggers, levels, strict=True):
+                lg.setLevel(level)
+
+
+@contextmanager
+def _vertex_token(stub: bool) -> Iterator[None]:
+    """Vertex AI's access token stubbed while the body is built: no credentials and no network (the body is
+    the same, only the Authorization header, which is never kept, differs)."""
+    if not stub:
+        yield
+        return
+    from litellm.llms.vertex_ai.vertex_llm_base import VertexBase
+
+    original = VertexBase.get_access_token
+
+    def stubbed(self: Any, credentials: Any = None, project_id: Any = None, *args: Any, **kwargs: Any
+                ) -> tuple[str, str]:
+        return _VERTEX_STUB[0], project_id or _VERTEX_STUB[1]
+
+    with _VERTEX_LOCK:
+        setattr(VertexBase, "get_access_token", stubbed)  # noqa: B010 (a method swapped for the build's duration)
+        try:
+            yield
+        finally:
+            setattr(VertexBase, "get_access_token", original)  # noqa: B010
+
+
+_VERTEX_LOCK = threading.Lock()
 
 
 def provider_of(model: str) -> str | None:

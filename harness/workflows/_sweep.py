@@ -38,11 +38,12 @@ from harness.results import (
 from harness.results._assemble import model_kind
 from harness.results._sweep import sweep_caveats, sweep_findings, sweep_table
 from harness.runner._cache import check_cache
-from harness.runner._execute import RunOutcome, RunRequest, effective_budget, execute, prepare_prices
+from harness.runner._execute import RunOutcome, RunRequest, check_params, effective_budget, execute, prepare_prices
 from harness.runner._lock import exclusive
 from harness.runner._overrides import check_same_overrides
 from harness.runner._persist import MANIFEST, ResumeRefused, RunDir
 from harness.runner._prices import PriceTable, PriceUnknown
+from harness.runner._reasoning import ParamsRefused
 from harness.runner._resume import write_sweep_settings
 from harness.runner._stops import StopRequest, interrupt_handlers
 from harness.runner._storage import StorageError, storage_problem
@@ -129,7 +130,8 @@ def member_slugs(request: SweepRequest) -> dict[str, str]:
 
 
 def prepare_sweep(request: SweepRequest) -> dict[str, PriceTable]:
-    """Every model's price table before any call (X-22): all unknown prices are named at once."""
+    """Every model's price table before any call (X-22): all unknown prices are named at once; then every
+    model's parameters (``ParamsRefused`` names each model that does not take one the plan sets)."""
     tables, errors = {}, []
     for model in request.models:
         try:
@@ -138,6 +140,14 @@ def prepare_sweep(request: SweepRequest) -> dict[str, PriceTable]:
             errors += [f"{model}: {e}" for e in exc.errors]
     if errors:
         raise PriceUnknown(errors)
+    refused = []
+    for model in request.models:
+        try:
+            check_params(member_request(request, model, "-"))
+        except ParamsRefused as exc:
+            refused.append(str(exc))
+    if refused:
+        raise ParamsRefused("; ".join(refused))
     return tables
 
 

@@ -74,3 +74,41 @@ def test_send_rejected_is_said_in_the_dry_run() -> None:
                               "--send-rejected"], terminal_width=400)
     assert out.exit_code == 0, out.output
     assert _groups(out.output)["A"].startswith("rejected (claude-4.6-no-prefill): ")
+
+
+def test_vertex_bodies_are_built_offline_without_litellms_noise() -> None:
+    """Vertex AI's token is stubbed for the offline build: bodies, verdicts, and no bug-report link or traceback."""
+    out = runner.invoke(app, ["run", str(PLAN), "--dry-run", "--model", "vertex_ai/gemini-2.5-pro"],
+                        terminal_width=400)
+    assert out.exit_code == 0, out.output
+    lines = _groups(out.output)
+    assert lines["A"].startswith("prefill (gemini-trailing-model-prefill)"), lines["A"]
+    assert lines["B"].startswith("merged (consecutive-roles-merged)") and "no provider body" not in out.output
+    assert "github.com" not in out.output and "Traceback" not in out.output and "LiteLLM" not in out.output
+
+
+def test_a_parameter_the_model_refuses_is_exit_2_with_its_fix() -> None:
+    out = runner.invoke(app, ["run", str(PLAN), "--dry-run", "--model", "openai/gpt-4o", "--reasoning-effort", "low"],
+                        terminal_width=400)
+    assert out.exit_code == 2, out.output
+    flat = " ".join(out.output.split())
+    assert "reasoning_effort 'low'" in flat and "cannot be sent to openai/gpt-4o" in flat and "fix: remove it" in flat
+
+
+def test_a_sampling_value_the_model_refuses_is_not_sent_and_said() -> None:
+    out = runner.invoke(app, ["run", str(PLAN), "--dry-run", "--model", "openai/gpt-5"], terminal_width=400)
+    assert out.exit_code == 0, out.output
+    assert "not sent: temperature 0 to openai/gpt-5: litellm refuses it" in out.output
+    assert "no provider body could be built" not in out.output  # the preflight builds what will be sent
+
+
+def test_a_run_every_group_of_which_is_held_back_exits_6_and_says_why(tmp_path: Path) -> None:
+    """Bedrock rejects every group's assistant-first request: nothing is sent, no trial reaches a verdict."""
+    dry = runner.invoke(app, ["run", str(PLAN), "--dry-run", "--model", BEDROCK], terminal_width=400)
+    assert "the run would reach no verdict and exit 6" in " ".join(dry.output.split())
+    out = runner.invoke(app, ["run", str(PLAN), "--model", BEDROCK, "--stage", "simple", "--repeats", "simple=1",
+                              "--out", str(tmp_path / "run")], terminal_width=400)
+    assert out.exit_code == 6, out.output
+    flat = " ".join(out.output.split())
+    assert "no trial reached a verdict: the preflight held back A, B, C, v1, v2" in flat  # the groups of simple
+    assert "bedrock-first-message-user" in flat and (tmp_path / "run" / "report.json").is_file()
