@@ -118,3 +118,25 @@ def test_beyond_the_grid_limit_one_outcome_is_computed_alone(monkeypatch: pytest
     monkeypatch.setattr(_pvalues, "GRID_LIMIT", 10)
     for x_a, x_b in ((12, 0), (7, 2), (5, 5), (0, 9)):
         assert p_value(x_a, 12, x_b, 9) == pytest.approx(float(grid[x_a, x_b]), rel=1e-12)
+
+
+def test_where_scipys_search_misses_the_peak_the_grid_does_not() -> None:
+    """2/12 vs 8/12: the one-sided region's probability has two peaks (π ≈ 0.49 and 0.51); scipy's search
+    (shgo) stops a relative 1e-6 below them, the grid's certified bound is at the maximum found apart: the
+    region on a dense grid of rates, refined by a bounded search."""
+    from scipy.optimize import minimize_scalar
+    from scipy.stats import binom, hypergeom
+
+    a, b = np.arange(13)[:, None], np.arange(13)[None, :]
+    stat = hypergeom.cdf(a, 24, a + b, 12)
+    region = stat <= stat[2, 8] * (1 + 1e-13)
+
+    def chance(rate: float) -> float:
+        return float(np.sum(np.outer(binom.pmf(a[:, 0], 12, rate), binom.pmf(b[0], 12, rate)) * region))
+
+    best = max(np.linspace(0.0, 1.0, 2001), key=chance)
+    found = minimize_scalar(lambda r: -chance(r), bounds=(best - 1e-3, best + 1e-3), method="bounded",
+                            options={"xatol": 1e-14})
+    maximum = 2 * max(chance(best), -found.fun)
+    assert _scipy(2, 12, 8, 12) < maximum * (1 - 5e-7)  # scipy's search: below the maximum
+    assert maximum <= p_value(2, 12, 8, 12) <= maximum * (1 + 1e-7)
