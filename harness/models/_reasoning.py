@@ -8,7 +8,9 @@ What must go back within a tool loop (shared notes, providers.md, "Reasoning mod
 - Gemini (``gemini/``, ``vertex_ai/``): thought signatures, which litellm carries on the tool-call id
   (``__thought__<sig>``, kept by the engine as the call's id) and on the call's
   ``provider_specific_fields.thought_signature``.
-- DeepSeek thinking mode: ``reasoning_content`` on every assistant message of a tool-calling turn.
+- DeepSeek thinking mode: ``reasoning_content`` on every assistant message of a tool-calling turn; Kimi
+  (``moonshot/``) reasoning models too ("thinking is enabled but reasoning_content is missing in assistant
+  tool call message"; litellm would otherwise fill a blank one, llms/moonshot/chat/transformation.py:162-205).
 - OpenAI chat and the rest: nothing can be replayed, and litellm forwards unknown keys verbatim, so
   none is sent.
 The stored message keeps all of it (``MessageDraft.reasoning``); :func:`for_provider` strips, per
@@ -52,7 +54,7 @@ def taken_back(provider: str | None, model: str) -> frozenset[str]:
         return frozenset({"thinking_blocks"})
     if provider in _GEMINI_PROVIDERS:
         return frozenset({CALL_KEY})
-    if provider == "deepseek":
+    if provider in ("deepseek", "moonshot"):
         return frozenset({"reasoning_content"})
     return frozenset()
 

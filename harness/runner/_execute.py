@@ -101,6 +101,10 @@ def prepare_prices(request: RunRequest) -> PriceTable:
                              request.cli_prices, effective_budget(request).maxUsd, s.api_base)
 
 
+TEMPLATED = ("local", "hosted_vllm")
+"""The routes whose server renders the messages with a chat template the preflight can ask about."""
+
+
 def check_params(request: RunRequest) -> None:
     """Before anything runs: ``ParamsRefused`` when the agent's model does not take a provider parameter the plan
     sets (litellm refuses it, or leaves it out of every call), naming the parameter, the model and the fix.
@@ -130,9 +134,11 @@ def run_preflight(request: RunRequest, groups: list[Any],
                                             maintainer=s.maintainer_model))
     host = HostOptions(maintenance=plan.maintenance)
     tools = BusinessTools({k: v.model_dump() for k, v in plan.agent.projects.items()}).schemas()
-    server = local_server(s.agent_model, s.api_base)  # one per run: it says what it is once
     scripted = s.agent_model.startswith("scripted/")
     route = None if scripted else route_of(s.agent_model, provider_of(s.agent_model), s.api_base)
+    # a server whose chat template decides (one per run: it says what it is once); a provider's own API on a
+    # loopback address (a gateway, an emulator) renders no template
+    server = local_server(s.agent_model, s.api_base) if route is not None and route.name in TEMPLATED else None
     reasoning = None if route is None else returned_reasoning(s.agent_model, route, limits.extra)
     out = []
     for group in groups:

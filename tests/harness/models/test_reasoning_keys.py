@@ -30,6 +30,8 @@ def _kept(provider: str, model: str) -> tuple[set[str], bool]:
     ("vertex_ai", "claude-sonnet-4-5", {"thinking_blocks"}, False),
     ("gemini", "gemini-3-pro-preview", set(), True),
     ("deepseek", "deepseek-reasoner", {"reasoning_content"}, False),
+    ("moonshot", "kimi-k2.5", {"reasoning_content"}, False),
+    ("groq", "openai/gpt-oss-120b", set(), False),
     ("openai", "gpt-4o-mini", set(), False),
     ("scripted", "oracle", set(), False),
 ])

@@ -4,13 +4,16 @@ Reached through litellm's real client: ``anthropic/<model>`` with ``api_base="ht
 (litellm appends ``/v1/messages``), ``gemini/<model>`` with ``api_base="http://127.0.0.1:PORT/v1beta"``
 (litellm appends ``/models/<model>:generateContent``), ``openai/<alias>`` with
 ``api_base="http://127.0.0.1:PORT/v1"`` for llama.cpp's server (its ``/apply-template`` and ``/props`` sit at
-the root). Each enforces its provider's documented rules and plays the scripted oracle; see the modules.
+the root); ``mistral/<model>``, ``deepseek/<model>``, ``openai/<model>`` with
+``api_base="http://127.0.0.1:PORT/v1"`` for the OpenAI-format chat APIs (``_chat``).
+Each enforces its provider's documented rules and plays the scripted oracle; see the modules.
 """
 
 from ._anthropic import AnthropicEmulator, Exchange
+from ._chat import ChatEmulator, deepseek_emulator, mistral_emulator, openai_emulator
 from ._gemini import PLACEHOLDER, GeminiEmulator
 from ._llamacpp import GEMMA, QWEN, LlamaCppEmulator
 from ._loopback import running_app
 
-__all__ = ["GEMMA", "PLACEHOLDER", "QWEN", "AnthropicEmulator", "Exchange", "GeminiEmulator", "LlamaCppEmulator",
-           "running_app"]
+__all__ = ["GEMMA", "PLACEHOLDER", "QWEN", "AnthropicEmulator", "ChatEmulator", "Exchange", "GeminiEmulator",
+           "LlamaCppEmulator", "deepseek_emulator", "mistral_emulator", "openai_emulator", "running_app"]
