@@ -84,7 +84,7 @@ def headline(report: dict[str, Any]) -> dict[str, Any]:
     if not comps:
         separation = "No comparison with the placement control had trials with a verdict on both sides."
     elif not apart:
-        control = comps[0].get("control", "the control")
+        control = comps[0].get("control", "")
         separation = (f"Not separable at this n: at {n_text} trials per group and stage, none of the "
                       f"{len(comps)} comparisons with the placement control {control} separates the groups "
                       f"(two-sided {test} p ≥ {alpha:g}, on the distinct answers where identical repeats are one "

@@ -50,9 +50,20 @@ def wire_shape(view: dict[str, Any] | None) -> str:
     return " · ".join(f"{t['role']}[{' + '.join(dict.fromkeys(t['blocks'])) or 'empty'}]" for t in turns)
 
 
+def _treated(shape: str, treated: dict[str, Any] | None) -> str:
+    """The turns, then what the state becomes and by which rule: ``… · assistant[state] → prefill (rule)``."""
+    if not treated or not treated.get("treatment"):
+        return shape
+    rule = f" ({treated['rule']})" if treated.get("rule") else ""
+    return f"{shape} → state {treated['treatment']}{rule}"
+
+
 def _wire(d: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{"provider": w.get("provider"), "model": w.get("model"), "control": wire_shape(w.get("control")),
-             "group": wire_shape(w.get("group")), "differsIn": ", ".join(w.get("differsIn") or []) or "nothing",
+    return [{"provider": w.get("provider"), "model": w.get("model"),
+             "control": _treated(wire_shape(w.get("control")), w.get("controlTreatment")),
+             "group": _treated(wire_shape(w.get("group")), w.get("groupTreatment")),
+             "differsIn": ", ".join(w.get("differsIn") or []) or "nothing",
+             "notes": "; ".join(f"{n['side']}: {n['message']} [{n['rule']}]" for n in w.get("notes") or []),
              "summary": w.get("summary") or ""} for w in d.get("wire") or []]
 
 

@@ -42,7 +42,15 @@ from harness.business_tools import BusinessTools
 from harness.models import ModelRequest
 from harness.plan import GroupSpec, StageSpec
 from harness.preflight import first_request
-from harness.wire import WireBuildError, WireDifference, provider_of, request_wire_body, wire_difference
+from harness.wire import (
+    Verdict,
+    WireBuildError,
+    WireDifference,
+    compare_bodies,
+    provider_of,
+    request_wire_body,
+    route_of,
+)
 from protocols import STATE_VIEW_V3, HostOptions, resolve
 
 from ._panel import GroupDifference, RolePair, StateDifference, StatePlace, WordChange
@@ -295,15 +303,20 @@ def _body(exp: RunView, snap: dict[str, Any]) -> dict[str, Any] | None:
         return None
 
 
-def _wire(exp: RunView, group: str, control: str, base: dict[str, Any], snap: dict[str, Any]) -> list[WireDifference]:
-    """One entry for the run's agent model (none for a scripted model: no provider receives its requests)."""
+def _wire(exp: RunView, group: str, control: str, base: dict[str, Any], snap: dict[str, Any],
+          rendered: dict[str, list[Verdict]]) -> list[WireDifference]:
+    """One entry for the run's agent model (none for a scripted model: no provider receives its requests): both
+    bodies, each state's treatment by the route's rules (a local server's own rendering, from the preflight,
+    where it answered), and litellm's re-readings that bear on the comparison."""
     model = exp.settings.agent_model
     if model.startswith("scripted/"):
         return []
     a, b = _body(exp, base), _body(exp, snap)
     if a is None or b is None:
         return []
-    return [wire_difference(provider_of(model) or model, model, group, control, a, b)]
+    route = route_of(model, provider_of(model), exp.settings.api_base)
+    return [compare_bodies(model, route, group, control, a, b, base["request"]["messages"],
+                           snap["request"]["messages"], (rendered.get(control), rendered.get(group)))]
 
 
 def group_differences(exp: RunView, preflight: list[dict[str, Any]] | None = None) -> list[GroupDifference]:
@@ -314,6 +327,8 @@ def group_differences(exp: RunView, preflight: list[dict[str, Any]] | None = Non
     if exp.store is None:  # a rescore has no store: it carries the recording's panel over
         return []
     held = {str(p["group"]) for p in preflight or [] if not p.get("sent", True)}
+    rendered = {str(p["group"]): [Verdict.model_validate(v) for v in p.get("verdicts") or []]
+                for p in preflight or [] if p.get("rendered")}  # a local server's own reading of the request
     specs = {g.id: g for g in exp.plan.groups}
 
     def request(group_id: str, stage: StageSpec) -> dict[str, Any] | None:
@@ -341,7 +356,7 @@ def group_differences(exp: RunView, preflight: list[dict[str, Any]] | None = Non
                                       group=[str(m.get("role")) for m in snap["request"]["messages"]]),
                 stateMessage=StateDifference(control=cs, group=gs,
                                              text=word_diff(ctext, gtext) if cs and gs else []),
-                otherMessages=_others(base, snap), wire=_wire(exp, group.id, control, base, snap)),
+                otherMessages=_others(base, snap), wire=_wire(exp, group.id, control, base, snap, rendered)),
                 findings_role(spec, group.id)))
             break
     return out

@@ -16,7 +16,7 @@ class _Model(BaseModel):
 
 
 class WordChange(_Model):
-    """One difference of a word-level diff: the control's words and the group's words."""
+    """One difference of a word-level diff: the placement control's words and the group's words."""
 
     op: Literal["insert", "delete", "replace"]
     control: str = Field(description="The control's words (empty for an insertion).")

@@ -7,7 +7,9 @@ Imports only ``harness.models`` and ``protocols``; litellm is imported on the fi
 
 from ._analysis import (
     WireDifference,
+    WireNote,
     WireState,
+    WireTreatment,
     WireTurn,
     WireView,
     analyze_wire,
@@ -25,7 +27,16 @@ from ._build import (
     thinking_budget,
 )
 from ._params import SAMPLING, UnsentParam, refusal, unsent_params
-from ._preflight import StateTreatment, Verdict, preflight_body, state_treatment, thinking_in, worst
+from ._preflight import (
+    StateTreatment,
+    Verdict,
+    compare_bodies,
+    panel_notes,
+    preflight_body,
+    state_treatment,
+    thinking_in,
+    worst,
+)
 from ._routes import ROUTES, Route, RouteName, RouteRules, route_of, route_rules
 from ._rules import (
     RULE_BY_ID,
@@ -61,17 +72,21 @@ __all__ = [
     "VerdictKind",
     "WireBuildError",
     "WireDifference",
+    "WireNote",
     "WireFormat",
     "WireState",
+    "WireTreatment",
     "WireTurn",
     "WireView",
     "analyze_wire",
     "build_wire_body",
     "claude_takes_prefill",
+    "compare_bodies",
     "claude_version",
     "gemini_takes_trailing_model_turn",
     "gemini_version",
     "output_cap",
+    "panel_notes",
     "preflight_body",
     "provider_of",
     "refusal",

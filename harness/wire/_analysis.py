@@ -91,27 +91,59 @@ def _joined(state: WireState) -> str:
     return " and ".join(state.mergedWith) if state.mergedWith else "nothing"
 
 
-def wire_differs_in(control: WireView, group: WireView) -> list[str]:
+class WireNote(_Model):
+    """A ``note`` rule one side's body meets (litellm re-reading a message) that bears on what the group compares:
+    on the state message, on the system prompt, or on one side only."""
+
+    rule: str
+    side: str = Field(description="control, group or both.")
+    message: str
+    source: str | None = None
+    date: str | None = None
+
+
+class WireTreatment(_Model):
+    """What a side's state message becomes on this route (``harness.wire.StateTreatment``, as report.json keeps it)."""
+
+    treatment: str | None = Field(description="own_message, merged, prefill, new_turn, rejected, unknown; null: no "
+                                              "state message.")
+    rule: str | None = None
+    detail: str = ""
+
+
+def wire_differs_in(control: WireView, group: WireView, treatments: tuple[str | None, str | None] | None = None
+                    ) -> list[str]:
     """What the two bodies differ in as the provider receives them: ``stateMessage`` (present on one
     side only), ``stateRole``, ``statePosition`` (counted in turns from the end), ``stateMerge``
-    (alone vs merged, or merged with other things), ``prefill``, ``firstRole``."""
+    (alone vs merged, or merged with other things), ``prefill``, ``firstRole``. ``treatments`` (the two states'
+    treatments, when the route's rules know them): ``prefill`` is then whether exactly one side is a prefill
+    (a trailing assistant message the route reads as a new turn is no prefill); without them, whether exactly
+    one request ends with an assistant turn."""
     a, b = control.state, group.state
+    if treatments is not None and None not in treatments and "unknown" not in treatments:
+        prefill = (treatments[0] == "prefill") != (treatments[1] == "prefill")
+    else:
+        prefill = control.endsWithAssistant != group.endsWithAssistant
     found = {
         "stateMessage": (a is None) != (b is None),
         "stateRole": bool(a and b and a.speaker != b.speaker),
         "statePosition": bool(a and b and a.fromEnd != b.fromEnd),
         "stateMerge": bool(a and b and (a.alone, a.mergedWith) != (b.alone, b.mergedWith)),
-        "prefill": control.endsWithAssistant != group.endsWithAssistant,
+        "prefill": prefill,
         "firstRole": control.firstRole != group.firstRole,
     }
     return [name for name, hit in found.items() if hit]
 
 
-def wire_summary(provider: str, group_id: str, control_id: str, control: WireView, group: WireView) -> str:
-    """One sentence: where the group's state is on ``provider``'s wire and what that makes it differ in."""
+def wire_summary(provider: str, group_id: str, control_id: str, control: WireView, group: WireView,
+                 treatments: tuple[WireTreatment, WireTreatment] | None = None, notes: list[WireNote] | None = None
+                 ) -> str:
+    """One sentence: where the group's state is on ``provider``'s wire and what that makes it differ in; with
+    ``treatments``, what each side's state becomes and by which rule; with ``notes``, litellm's re-readings."""
     head = (f"on {provider}, {group_id} has no state message" if group.state is None
             else f"on {provider}, {group_id}'s state {state_place(group)}")
-    differs = wire_differs_in(control, group)
+    kinds = None if treatments is None else (treatments[0].treatment, treatments[1].treatment)
+    differs = wire_differs_in(control, group, kinds)
     a, b = control.state, group.state
     parts: list[str] = []
     if "stateRole" in differs and b is not None:
@@ -127,19 +159,28 @@ def wire_summary(provider: str, group_id: str, control_id: str, control: WireVie
             parts.append(f"being merged with the {_joined(b)} instead of the {_joined(a)}")
     if "stateMessage" in differs:
         parts.append("having a state message" if b is not None else "having none")
+    if "prefill" in differs and treatments is not None:
+        parts.append("being a prefill" if kinds and kinds[1] == "prefill" else "not being a prefill")
     if parts:
         sentence = f"{head}: {group_id} differs from {control_id} in " + " and in ".join(parts)
     else:
         sentence = f"{head}: on the wire, {group_id} and {control_id} place it alike"
-    endings = []
-    for who, view in ((control_id, control), (group_id, group)):
-        if view.endsWithAssistant:
-            article = "an" if str(view.lastRole)[:1] in "aeiou" else "a"
-            what = ("which a chat API follows with a new assistant turn (a local server may read it as a prefill)"
-                    if view.format == "openai" else "which the provider reads as a prefill or rejects")
-            endings.append(f"{who}'s request ends with {article} {view.lastRole} turn, {what}")
-    if endings:
-        sentence += "; " + "; ".join(endings)
+    if treatments is not None:
+        said = [f"{who}'s state: {t.treatment}" + (f" [{t.rule}]" if t.rule else "")
+                for who, t in ((control_id, treatments[0]), (group_id, treatments[1])) if t.treatment]
+        if said:
+            sentence += "; " + "; ".join(said)
+    else:
+        endings = []
+        for who, view in ((control_id, control), (group_id, group)):
+            if view.endsWithAssistant:
+                article = "an" if str(view.lastRole)[:1] in "aeiou" else "a"
+                endings.append(f"{who}'s request ends with {article} {view.lastRole} turn, which the provider reads "
+                               "as a prefill or a finished message, or rejects")
+        if endings:
+            sentence += "; " + "; ".join(endings)
+    for note in notes or []:
+        sentence += f"; note ({note.side}): {note.message} [{note.rule}]"
     return sentence + "."
 
 
@@ -152,11 +193,21 @@ class WireDifference(_Model):
     group: WireView
     differsIn: list[str] = Field(description="stateMessage, stateRole, statePosition, stateMerge, prefill, firstRole.")
     summary: str
+    controlTreatment: WireTreatment | None = Field(None, description="What the control's state becomes on this "
+                                                                     "route, by which rule (null: not read).")
+    groupTreatment: WireTreatment | None = Field(None, description="What the group's state becomes on this route.")
+    notes: list[WireNote] = Field(default_factory=list, description="litellm's re-readings that bear on what the "
+                                                                    "group compares (note rules).")
 
 
 def wire_difference(provider: str, model: str, group_id: str, control_id: str,
-                    control_body: dict[str, object], group_body: dict[str, object]) -> WireDifference:
+                    control_body: dict[str, object], group_body: dict[str, object],
+                    treatments: tuple[WireTreatment, WireTreatment] | None = None,
+                    notes: list[WireNote] | None = None) -> WireDifference:
     control, group = analyze_wire(control_body), analyze_wire(group_body)
+    kinds = None if treatments is None else (treatments[0].treatment, treatments[1].treatment)
     return WireDifference(provider=provider, model=model, control=control, group=group,
-                          differsIn=wire_differs_in(control, group),
-                          summary=wire_summary(provider, group_id, control_id, control, group))
+                          differsIn=wire_differs_in(control, group, kinds),
+                          summary=wire_summary(provider, group_id, control_id, control, group, treatments, notes),
+                          controlTreatment=None if treatments is None else treatments[0],
+                          groupTreatment=None if treatments is None else treatments[1], notes=list(notes or []))

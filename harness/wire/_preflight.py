@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ._analysis import WireView
+from ._analysis import WireDifference, WireNote, WireTreatment, WireView, analyze_wire, wire_difference
 from ._build import provider_of
 from ._rereadings import rereadings
 from ._routes import Route, chat_hits, route_of
@@ -102,6 +102,49 @@ def provider_error(says: str) -> str:
     return f"400 \"{match.group(1)}\"" if match else says
 
 
+def compare_bodies(model: str, route: Route, group_id: str, control_id: str, control_body: dict[str, Any],
+                   group_body: dict[str, Any], control_sent: list[dict[str, Any]] | None = None,
+                   group_sent: list[dict[str, Any]] | None = None,
+                   verdicts: tuple[list[Verdict] | None, list[Verdict] | None] = (None, None)) -> WireDifference:
+    """``groupDifferences[].wire`` for one provider: both bodies as it receives them, what each side's state
+    becomes by the route's rules (``verdicts``: a side's verdicts when the preflight has better ones, a local
+    server's rendering), and litellm's re-readings that bear on what the group compares (``panel_notes``)."""
+    views = analyze_wire(control_body), analyze_wire(group_body)
+    found = [given if given is not None else preflight_body(model, body, route=route, sent=sent)
+             for given, body, sent in zip(verdicts, (control_body, group_body), (control_sent, group_sent),
+                                          strict=True)]
+    treated = [WireTreatment(**state_treatment(view, v).model_dump()) for view, v in zip(views, found, strict=True)]
+    return wire_difference(route.provider or route.name, model, group_id, control_id, control_body, group_body,
+                           (treated[0], treated[1]), panel_notes(views[0], found[0], views[1], found[1]))
+
+
+def panel_notes(control: WireView, control_verdicts: list[Verdict], group: WireView,
+                group_verdicts: list[Verdict]) -> list[WireNote]:
+    """The ``note`` verdicts that change what a group compares: one on either side's state message or on the
+    system prompt (a system prompt sent as user: the sentinel compares prompts), or one side's only."""
+    def notes(view: WireView, verdicts: list[Verdict]) -> dict[str, tuple[Verdict, bool]]:
+        out: dict[str, tuple[Verdict, bool]] = {}
+        for v in verdicts:
+            if v.kind == "note" and v.rule:
+                on = (view.state is not None and v.turn == view.state.turn) or v.rule in _SYSTEM_NOTES
+                out[v.rule] = (v, on or out.get(v.rule, (v, False))[1])
+        return out
+
+    a, b = notes(control, control_verdicts), notes(group, group_verdicts)
+    out = []
+    for rule in dict.fromkeys([*a, *b]):
+        side = "both" if rule in a and rule in b else "control" if rule in a else "group"
+        bears = side != "both" or a[rule][1] or b[rule][1]
+        if bears:
+            verdict = (a.get(rule) or b[rule])[0]
+            out.append(WireNote(rule=rule, side=side, message=verdict.message, source=verdict.source,
+                                date=verdict.date))
+    return out
+
+
+_SYSTEM_NOTES = frozenset({"openai-o-series-system-as-user"})
+
+
 def thinking_in(body: dict[str, Any]) -> bool:
     """Whether the body turns thinking on (Anthropic ``thinking``, Bedrock's inside additionalModelRequestFields)."""
     spec = body.get("thinking") or (body.get("additionalModelRequestFields") or {}).get("thinking")
@@ -160,7 +203,7 @@ def _claude_first(fmt: WireFormat, seq: list[Turn]) -> list[Verdict]:
 
 
 def _merges(fmt: WireFormat, seq: list[Turn]) -> list[Verdict]:
-    if fmt == "openai":
+    if fmt in ("openai", "prompt"):  # litellm merges nothing on chat routes; a rendered prompt has its own rule
         return []
     out = []
     for index, turn in enumerate(seq):

@@ -26,7 +26,7 @@ def rereadings(sent: list[dict[str, Any]], body: dict[str, Any], route: Route, m
     turned = [m for m in messages if m.get("role") not in _SYSTEM]
     hits: list[Hit] = []
     system_sent = sum(1 for m in sent if m.get("role") in _SYSTEM)
-    if system_sent and not any(m.get("role") in _SYSTEM for m in messages) and route.name in ("openai", "azure"):
+    if system_sent and not any(m.get("role") in _SYSTEM for m in messages):  # litellm's o-series config, by name
         hits.append(("openai-o-series-system-as-user", 0, f"{model}: {system_sent} system message(s) sent as user"))
     fill = {"deepseek": "deepseek-reasoning-content-fill", "moonshot": "moonshot-reasoning-content-fill"}
     if route.name in fill:

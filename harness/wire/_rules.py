@@ -139,7 +139,7 @@ RULES: tuple[Rule, ...] = (
          "o1-mini, o3, o3-mini, o4-mini as taking system messages): the system prompt reaches the model with user "
          "authority",
          "litellm 1.110.2 llms/openai/chat/o_series_transformation.py:146-165 (supports_system_messages)", "2026",
-         routes=("openai", "azure")),
+         routes=("openai", "azure", "local", "other")),
     Rule("mistral-trailing-assistant-rejected", ("openai",), "rejected",
          "Mistral takes a trailing assistant message only with \"prefix\": true, which the harness does not send: 400 "
          "\"Expected last role User or Tool (or Assistant with prefix True) for serving but got assistant\"",
@@ -244,7 +244,7 @@ RULES: tuple[Rule, ...] = (
          "a user message right after a function response stays a content of its own (litellm keeps the function "
          "response apart), so the state there is not merged into the tool result's turn as on Anthropic",
          "litellm 1.110.2 gemini transformation.py:789-1033; shared notes, providers.md (Gemini and Vertex: same "
-         "bodies)", "2026", routes=("gemini", "vertex_ai")),
+         "bodies)", "2026", treatment="own_message", routes=("gemini", "vertex_ai")),
     Rule("ollama-trailing-assistant-prefill", ("openai",), "prefill",
          "Ollama's chat template leaves a trailing assistant turn open: the model continues that text",
          "shared notes, providers.md Part 2 (Ollama)", "2026", treatment="prefill", routes=("ollama",)),

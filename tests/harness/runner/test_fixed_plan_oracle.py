@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -198,3 +199,15 @@ def test_repeats_are_counted_as_distinct_answers_and_named_when_identical(oracle
     assert set(map(str, sampling.values())) == {str({"temperature": 0.0, "topP": None, "seed": None})}
     assert query(oracle_run.run_dir, "SELECT DISTINCT temperature, top_p, seed FROM llm_calls WHERE role = 'agent'") \
         == [(0.0, None, None)]
+
+
+def test_control_is_always_qualified_in_the_reports(oracle_run) -> None:  # type: ignore[no-untyped-def]
+    """A is the placement control, v1 the sentinel control (docs/evidence.md, glossary): one term, qualified,
+    everywhere a report says "control" (report.json groups[].term says which)."""
+    terms = {g.id: g.term for g in oracle_run.report.groups}
+    assert terms["A"] == "placement control" and terms["v1"] == "sentinel control"
+    for name in ("report.md", "report.html"):
+        text = re.sub(r"<[^>]+>", " ", (oracle_run.run_dir / name).read_text(encoding="utf-8"))
+        bare = [text[max(0, m.start() - 60):m.end() + 20] for m in re.finditer(r"\bcontrol\b", text, re.IGNORECASE)
+                if not re.search(r"(placement|sentinel)\s+$", text[max(0, m.start() - 12):m.start()], re.IGNORECASE)]
+        assert bare == [], (name, bare)

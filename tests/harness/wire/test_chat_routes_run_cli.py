@@ -72,6 +72,10 @@ def test_mistral_holds_back_a_v2_and_c_and_runs_b_and_v1(tmp_path: Path) -> None
     tool = stages(report)[("B", "tool_continuation")]
     assert tool["status"] == "passed", tool  # a tool loop with Mistral's own 9-character ids
     assert "  C: rejected (mistral-user-after-tool-rejected), not sent" in output
+    wire = next(d for d in report["groupDifferences"] if d["group"] == "B")["wire"][0]  # A compared offline
+    assert wire["controlTreatment"]["treatment"] == "rejected" and wire["groupTreatment"] == {
+        "treatment": "own_message", "rule": "mistral-messages-kept", "detail": "its own message, as built"}
+    assert "A's state: rejected [mistral-trailing-assistant-rejected]" in wire["summary"]
 
 
 def test_mistral_a_rejection_sent_on_purpose_goes_once(tmp_path: Path) -> None:
@@ -95,7 +99,12 @@ def test_openai_reasoning_models_get_verdicts_without_the_temperature_they_refus
     for group in ("A", "B", "C", "v1", "v2"):
         assert verdicts(report, group), group
     assert sum(g["metrics"]["reasoningTokens"] for g in report["groups"]) > 0
-    assert "not sent: temperature 0" in " ".join(output.split()) or report["model"]["notSent"]
+    notes = {n["rule"]: n["side"] for d in report["groupDifferences"] for w in d["wire"] for n in w["notes"]}
+    if model == "openai/o3":  # litellm sends o3 the system prompt as a user message: the panel says so
+        assert notes == {"openai-o-series-system-as-user": "both"}
+        assert all(m["role"] != "system" for e in emulator.exchanges for m in e.body["messages"])
+    else:
+        assert notes == {}
 
 
 def test_openai_a_parameter_the_model_refuses_is_exit_2_before_any_call(tmp_path: Path) -> None:
