@@ -58,7 +58,7 @@ def converse_cmd(
     from harness.engine import Engine, RunLimits
     from harness.models import make_model
     from harness.plan import load_plan
-    from harness.runner import agent_calls
+    from harness.runner import agent_calls, refused_message
     from harness.scripted import get_scripted
 
     if plan is None and not FIXED_PLAN.is_file():
@@ -72,7 +72,9 @@ def converse_cmd(
     if model.startswith("scripted/") and (effort is not None or plan_model.models.agent_params()):
         fail(f"--model {model}: scripted models take no provider parameters (--reasoning-effort, the plan's "
              "models.reasoningEffort and models.params); they never reason")
-    calls = agent_calls(model, plan_model.models, RunLimits().max_output_tokens, effort)
+    calls = agent_calls(model, plan_model.models, RunLimits().max_output_tokens, effort, maintainer=maintainer_model)
+    if calls.refused:  # a parameter the model does not take: named with its fix, before any call
+        fail("; ".join(refused_message(model, u) for u in calls.refused))
     projects = {k: v.model_dump() for k, v in plan_model.agent.projects.items()}
     try:
         engine = Engine(
@@ -84,7 +86,9 @@ def converse_cmd(
             business=BusinessTools(projects) if plan_model.agent.businessTools else None,
             host=HostOptions(maintenance=MaintenanceOptions(thresholdTokens=threshold)),
             limits=RunLimits(max_steps=max_steps, max_output_tokens=calls.max_output_tokens, extra=calls.extra,
-                             thinking_budget=calls.thinking_budget),
+                             thinking_budget=calls.thinking_budget,
+                             temperature=RunLimits().temperature if calls.sends("temperature") else None,
+                             maintainer_temperature=None if calls.maintainer_unsent else 0.0),
         )
     except (ValueError, KeyError) as exc:
         fail(f"--model {model!r}: {exc}")

@@ -112,3 +112,22 @@ def test_a_run_every_group_of_which_is_held_back_exits_6_and_says_why(tmp_path: 
     flat = " ".join(out.output.split())
     assert "no trial reached a verdict: the preflight held back A, B, C, v1, v2" in flat  # the groups of simple
     assert "bedrock-first-message-user" in flat and (tmp_path / "run" / "report.json").is_file()
+
+
+@pytest.mark.parametrize(("model", "expected"), [
+    ("mistral/mistral-large-latest", {"A": "rejected (mistral-trailing-assistant-rejected)",
+                                      "B": "own_message (mistral-messages-kept)",
+                                      "C": "rejected (mistral-user-after-tool-rejected)"}),
+    ("openai/gpt-4.1", {"A": "new_turn (chat-trailing-assistant-new-turn)", "C": "own_message (openai-messages-kept)"}),
+    ("dashscope/qwen-max", {"A": "unknown (dashscope-trailing-assistant-unknown)",
+                            "B": "unknown (dashscope-roles-unknown)"}),
+    ("ollama/llama3", {"C": "merged (ollama-generate-prompt)"}),
+])
+def test_the_dry_run_names_each_groups_treatment_and_rule(model: str, expected: dict[str, str]) -> None:
+    out = runner.invoke(app, ["run", str(PLAN), "--dry-run", "--model", model], terminal_width=400)
+    assert out.exit_code == 0, out.output
+    blocks = re.split(r"^  (?=\w+: )", out.output, flags=re.MULTILINE)
+    for group, treated in expected.items():
+        block = next(b for b in blocks if b.startswith(f"{group}: "))
+        assert f"    state message: {treated}" in block, block
+        assert "    tool loop: " in block
