@@ -31,7 +31,7 @@ TREATMENTS: dict[Treatment, str] = {
     "prefill": "a prefill the model continues",
     "new_turn": "a finished message followed by a new assistant turn",
     "rejected": "rejected by the provider",
-    "unknown": "unknown: no rule covers this route",
+    "unknown": "unknown: no source says what this route makes of it",
 }
 assert tuple(TREATMENTS) == get_args(Treatment)
 
