@@ -12,7 +12,7 @@
 # progress lines.
 #
 # usage: scripts/local_probe.sh [--model qwen|smollm2] [--parallel N] [--port P] [--out DIR] [--repeats R]
-#                              [--no-prefill-assistant]
+#                              [--no-prefill-assistant] [--max-wall-seconds S]
 #   --parallel  server slots and harness --concurrency (default 2: one per core on a 2-core machine)
 #   --port      port on 127.0.0.1 for the server (default 8090)
 #   --out       output folder (default reports/local-placement-probe/<UTC time>); the run is OUT/run,
@@ -21,6 +21,8 @@
 #   --no-prefill-assistant  start the server with it: A's trailing state message is a finished message and a
 #               new assistant turn opens (server default: a prefill); the numbers name the treatment the
 #               harness read from the server (report.json preflight)
+#   --max-wall-seconds  replace the plan's 900 s wall-time cap (harness run --max-wall-seconds; the report
+#               names it as a command-line cap): a busy machine reads each group's first prompt slowly
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -31,6 +33,7 @@ PORT=8090
 OUT=""
 REPEATS=""
 SERVER_FLAGS=()
+RUN_FLAGS=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --model) MODEL=$2; shift 2 ;;
@@ -39,6 +42,7 @@ while [ $# -gt 0 ]; do
     --out) OUT=$2; shift 2 ;;
     --repeats) REPEATS=$2; shift 2 ;;
     --no-prefill-assistant) SERVER_FLAGS+=(--no-prefill-assistant); shift ;;
+    --max-wall-seconds) RUN_FLAGS+=(--max-wall-seconds "$2"); shift 2 ;;
     -h|--help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
     *) echo "local_probe.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -89,7 +93,7 @@ LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 STARTED=$SECONDS
 set +e
 .venv/bin/harness run "$PLAN" --model "openai/$MODEL" --api-base "$API_BASE" --concurrency "$PARALLEL" \
-  --out "$OUT/run" | tee "$OUT/harness-run.log"
+  --out "$OUT/run" ${RUN_FLAGS[@]+"${RUN_FLAGS[@]}"} | tee "$OUT/harness-run.log"
 STATUS=${PIPESTATUS[0]}
 set -e
 WALL=$(( SECONDS - STARTED ))
