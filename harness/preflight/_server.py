@@ -157,16 +157,16 @@ class LocalServer:
                 chatTemplateSha256=hashlib.sha256(template.encode("utf-8")).hexdigest(),
                 chatTemplateChars=len(template), buildInfo=str(build) if build is not None else None,
                 message=f"llama.cpp server ({f'build {build}, ' if build else ''}answered GET /props): each group's "
-                        "first request is rendered by POST /apply-template, the chat path without the inference; "
-                        "/props says nothing about prefill, the rendered prompt does")
+                        "requests (the first, and a tool loop's) are rendered by POST /apply-template, the chat path "
+                        "without the inference; /props says nothing about prefill, the rendered prompt does")
         version = self._ask("GET", "/version")
         if version is not None and version.status == 200 and isinstance(version.data, dict) \
                 and isinstance(version.data.get("version"), str):
             return ServerInfo(apiBase=base, kind="vllm", detectedBy="GET /version", buildInfo=version.data["version"],
                               renders="POST /tokenize + POST /detokenize",
-                              message=f"vLLM {version.data['version']} (answered GET /version): each group's first "
-                                      "request is rendered by POST /tokenize with its messages and read back with "
-                                      "POST /detokenize")
+                              message=f"vLLM {version.data['version']} (answered GET /version): each group's "
+                                      "requests are rendered by POST /tokenize with their messages and read back "
+                                      "with POST /detokenize")
         info = self._ask("GET", "/get_model_info")
         if info is not None and info.status == 200 and isinstance(info.data, dict) and "model_path" in info.data:
             return ServerInfo(apiBase=base, kind="sglang", detectedBy="GET /get_model_info", renders=None,
@@ -329,8 +329,9 @@ def rendered_verdicts(verdicts: list[Verdict], rendering: Rendering | None, wire
     kept = [v for v in verdicts if v.rule not in _UNASKED and (v.rule is not None or v.kind != "ok")]
     if rendering.reading == "rejected":
         return kept + [_server_verdict("rejected", rendering.detail, None)]
-    if wire.state is None:  # no state message: the rendering only shows the template takes the request
-        return kept or verdicts
+    if wire.state is None:  # no state message: the rendering shows the template takes the request's roles
+        return kept or [Verdict(kind="ok", rule=None, message=f"the local server renders the request as it is built "
+                                                              f"(it carries no state message): {rendering.detail}")]
     return kept + [_server_verdict(rendering.reading, rendering.detail, wire.state.turn)]
 
 

@@ -38,6 +38,7 @@ def test_the_verdict_comes_from_the_rendered_prompt(llama: tuple[LlamaCppEmulato
     assert (a.verdict, a.rule, a.treatment) == ("prefill", "local-template-prefill", "prefill")
     assert (b.verdict, b.treatment) == ("ok", "own_message") and b.treatmentRule == "local-template-own-message"
     assert v1.treatment is None and v1.rendered[0].reading == "own_message"  # no state: the template took it
+    assert (v1.verdict, v1.rule) == ("ok", None)  # the server answered what the unasked roles rule could not
     assert a.localServer is not None and a.localServer.kind == "llama.cpp" and a.localServer.renders
     assert a.rendered[0].tail is not None and a.rendered[0].prompt is not None
     assert a.rendered[0].prompt.endswith(a.rendered[0].tail) and "prompt" not in a.model_dump()["rendered"][0]
