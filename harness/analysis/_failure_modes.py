@@ -13,7 +13,9 @@ The modes, in the order they are tried on that turn:
 ``prefill_returned``  the request ended with an assistant message, the server returned it as the
                       answer's start (llama.cpp treats a trailing assistant turn as prefill) and the
                       model added nothing of its own: the "answer" is the host's own message. With a
-                      continuation, the continuation alone is classified (modes below).
+                      continuation, the continuation alone is classified (modes below). A model that
+                      wrote that text itself (more output tokens than a returned prefill leaves room
+                      for: a new turn that copies the state) is a ``state_echo``.
 ``tool_call_as_text`` the answer is a tool call written as text: ``[quote_calculate] {...}``,
                       ``{"name": ..., "arguments": ...}``, ``<tool_call>`` blocks (the serving stack
                       did not parse it, or the model imitates the host's tag lines).
@@ -168,13 +170,26 @@ def _classify_turn(turn: TurnEvidence) -> Diagnosis:
     return Diagnosis("other", f"turn {n}: no check failed", n)  # pragma: no cover - callers pass failing turns
 
 
+_STOP_TOKENS = 2
+"""Output tokens a server counts beyond the text it returns (the end-of-turn token and its like)."""
+
+
 def model_text(turn: TurnEvidence) -> str | None:
     """What the model itself wrote when the answer starts with the request's trailing assistant message
-    returned as prefill (stripped; "" when it added nothing); None when the answer does not start so."""
+    returned as prefill (stripped; "" when it added nothing); None when the answer does not start so, or
+    when the model wrote that text itself: a server counts only generated tokens, so more output tokens
+    than the bytes after the prefill text can hold (plus an end-of-turn token) mean the model generated
+    the trailing message's text in a new turn (a server without prefill, ``--no-prefill-assistant``: the
+    model copied the state block, 118 output tokens, where a returned prefill took 1)."""
     if turn.prefill is None or not turn.prefill[1].strip():
         return None
     answer, prefill = (turn.answer or "").strip(), turn.prefill[1].strip()
-    return answer[len(prefill):].strip() if answer.startswith(prefill) else None
+    if not answer.startswith(prefill):
+        return None
+    own = answer[len(prefill):].strip()
+    if turn.output_tokens is not None and turn.output_tokens > len(own.encode("utf-8")) + _STOP_TOKENS:
+        return None  # the model wrote the prefill's text: not returned by the server
+    return own
 
 
 def answer_shape(turn: TurnEvidence) -> Diagnosis | None:

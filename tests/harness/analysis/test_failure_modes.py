@@ -98,6 +98,16 @@ def test_what_the_model_adds_after_a_returned_prefill_is_classified_on_its_own()
     assert classify_failure(TrialEvidence(turns=(hosted,))).mode == "wrong_answer"
 
 
+def test_a_state_the_model_copied_in_a_new_turn_is_an_echo_not_a_returned_prefill() -> None:
+    """With --no-prefill-assistant llama.cpp opens a new turn after the state, and Qwen 0.5B wrote the state
+    block out again: the same text as a returned prefill, but 118 generated tokens where a prefill took 1."""
+    prefill = ("context_state", STATE)
+    copied = _turn(STATE, prefill=prefill, output_tokens=118)
+    assert classify_failure(TrialEvidence(turns=(copied,))).mode == "state_echo"
+    returned = _turn(STATE, prefill=prefill, output_tokens=1)
+    assert classify_failure(TrialEvidence(turns=(returned,))).mode == "prefill_returned"
+
+
 def test_a_length_cut_is_named_beside_the_echo_it_cut() -> None:
     record, snapshots = _real("fixed plan, maxOutputTokensPerCall 10, prefix in simple", "prefix/simple/1")
     assert snapshots[-1]["response"]["finishReason"] == "length"
