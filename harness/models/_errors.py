@@ -10,6 +10,10 @@
                                   not cover the plan's wording): a set-up error, deterministic, so
                                   never retried, never a model failure, never counted as unhealthy
 
+``sent`` is False when no request went out at all: the run's memo of deterministic refusals
+(``harness.runner._refusals``) refused it because the provider had refused the very same request; such
+a call is no model call (not counted, no attempt) but ends its trial like the refusal it repeats.
+
 Anything else escaping the adapter is a host defect.
 """
 
@@ -25,20 +29,25 @@ class ModelCallError(Exception):
         message: str,
         status_code: int | None = None,
         retries: list[RetryRecord] | None = None,
+        sent: bool = True,
     ) -> None:
         super().__init__(f"{kind}: {message}")
         self.kind: ErrorKind = kind
         self.message = message
         self.status_code = status_code
         self.retries: list[RetryRecord] = list(retries or [])
+        self.sent = sent
 
     def to_dict(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "kind": self.kind,
             "message": self.message,
             "status_code": self.status_code,
             "retries": [r.model_dump() for r in self.retries],
         }
+        if not self.sent:
+            out["sent"] = False
+        return out
 
 
 class UnreadableInput(Exception):

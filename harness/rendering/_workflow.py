@@ -17,7 +17,7 @@ def _infra_row(entry: dict[str, Any]) -> dict[str, Any]:
             "gaveUp": sum(gave_up.values()), "gaveUpKinds": kinds_text(gave_up) or "—",
             "errorTrials": entry.get("errorTrials", 0), "errorKinds": kinds_text(kinds) or "—",
             "setUp": sum(n for k, n in kinds.items() if k in SETUP_KINDS),
-            "rejected": kinds.get("rejected", 0),
+            "rejected": kinds.get("rejected", 0), "notSent": entry.get("notSent", 0),
             "retriedTrials": entry.get("retriedTrials")}  # None: a report from before it was kept
 
 
@@ -50,8 +50,11 @@ def retry_text(rows: list[dict[str, Any]], infra_retries: int | None) -> str:
         parts.append(f"{set_up} {'is a set-up error' if set_up == 1 else 'are set-up errors'} (the scripted model "
                      "cannot read this input), never retried: a new trial would read it the same way")
     if rejected:
-        parts.append(f"{rejected} ended with a request the provider rejected (4xx), never retried: a new trial "
-                     "would send the same request")
+        unsent = sum(r.get("notSent", 0) for r in rows)
+        again = (f" ({unsent} of them not sent at all: the provider had refused the very same request earlier in "
+                 "the run)") if unsent else ""
+        parts.append(f"{rejected} ended with a request the provider rejected (4xx, or a chat template's error), "
+                     f"never retried: a new trial would send the same request{again}")
     if rest and infra_retries == 0:
         parts.append(f"{rest} not retried: the plan allows no retry (stop.infraRetries = 0)")
     elif rest and infra_retries is not None:

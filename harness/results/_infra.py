@@ -19,7 +19,10 @@ from ._workflow import ERROR_CLASS_KINDS, GroupInfrastructure
 
 
 def attempt_kinds(retries: Any, error: Any) -> list[str]:
-    """The kind of each failed attempt of one call, from its snapshot's ``retries`` and ``error``."""
+    """The kind of each failed attempt of one call, from its snapshot's ``retries`` and ``error``; none for
+    a call the run did not send (an identical request had been refused)."""
+    if isinstance(error, dict) and error.get("sent") is False:
+        return []
     kinds = [infra_kind(r.get("error_class"), r.get("status_code"), r.get("message"))
              for r in retries if isinstance(r, dict)] if isinstance(retries, list) else []
     if isinstance(error, dict) and not kinds:  # ended without an attempt record (e.g. no API key)
@@ -47,10 +50,14 @@ def group_infrastructure(group: str, records: list[TrialRecord]) -> GroupInfrast
     attempts: Counter[str] = Counter()
     gave_up: Counter[str] = Counter()
     errors: Counter[str] = Counter()
-    calls = retries = retried = 0
+    calls = retries = retried = unsent = 0
     for record in records:
         ended_by = "other"
         for call in record.calls:
+            if not call.sent:  # not a model call: the same request had been refused; the trial ends as that did
+                ended_by = ERROR_CLASS_KINDS.get(call.status, "other")
+                unsent += 1
+                continue
             calls += 1
             kinds = _call_kinds(call.status, call.failedAttempts, call.retries)
             attempts.update(kinds)
@@ -64,7 +71,7 @@ def group_infrastructure(group: str, records: list[TrialRecord]) -> GroupInfrast
             retried += _retried(record, records)
     return GroupInfrastructure(group=group, calls=calls, retries=retries, failedAttempts=dict(attempts),
                                failedCalls=dict(gave_up), errorTrials=sum(errors.values()), errorKinds=dict(errors),
-                               retriedTrials=retried)
+                               notSent=unsent, retriedTrials=retried)
 
 
 def infrastructure(groups: list[str], records: list[TrialRecord]) -> list[GroupInfrastructure]:

@@ -64,6 +64,9 @@ class CallMetric(_Model):
     failedAttempts: list[str] = Field(default_factory=list)
     """Kind of each failed attempt (``harness.models.infra_kind``), in order; when the call ended in an
     error, the last is the one it gave up on."""
+    sent: bool = True
+    """False: no request went out: the provider had refused the very same request earlier in the run (a
+    deterministic refusal is sent once, ``harness.runner._refusals``); no model call, no attempt."""
     temperature: float | None = None
     topP: float | None = None
     seed: int | None = None

@@ -64,7 +64,7 @@ def table_rows(experiment: ExperimentRow, records: list[TrialRecord],
         for turn, run in enumerate(r.runs, 1):
             tables["runs"].append(RunRow(**base, run_id=run.run_id, turn=turn, status=run.status, steps=run.steps,
                                          final_answer=run.final_answer))
-        for call in r.calls:
+        for call in (c for c in r.calls if c.sent):  # a request never sent is no call (``_refusals``)
             tables["llm_calls"].append(LlmCallRow(
                 **base, run_id=call.runId or None, call_seq=call.seq, role=call.role, model=call.model,
                 input_tokens=call.inputTokens, cached_input_tokens=call.cachedInputTokens,

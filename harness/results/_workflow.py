@@ -72,6 +72,8 @@ class GroupInfrastructure(_Model):
     errorTrials: int = Field(0, description="Trials that ended as an error (infrastructure or set-up).")
     errorKinds: dict[str, int] = Field(
         default_factory=dict, description="Error trials by the kind of the call that ended them (INFRA_KINDS).")
+    notSent: int = Field(0, description="Requests not sent at all: the provider had refused the very same request "
+                                         "(but for its seed) earlier in the run, deterministically; not model calls.")
     retriedTrials: int = Field(
         0, description="Error trials followed by a new trial of the same repeat (at most the plan's "
                        "stop.infraRetries per repeat; unsupported_input never).")

@@ -193,6 +193,8 @@ class BudgetLedger:
                     self.on_settle({"model": reservation.model, "ok": True, "cached": True, "usd": 0.0,
                                     "wallSeconds": round(self.wall_seconds(), 3)})
                 return
+            if error is not None and not error.sent:  # refused by the run's memo: no request went out
+                return
             self.spent.llmCalls += 1  # a failed call was still made
             usage, source = Usage(), "none"
             if output is not None:

@@ -12,8 +12,9 @@ template refuses sends it once per repeat.
 The key is the request as the cache keys it (``_cache.request_material``) without the seed. The first
 request of a key is sent alone; identical requests made meanwhile wait for its outcome (a refusal is
 raised to them without a call; any other outcome lets them go, each its own sample). A refused request
-raises ``ModelCallError`` of the same kind, naming the first refusal, with no attempt recorded: nothing
-was sent.
+raises ``ModelCallError`` of the same kind, naming the first refusal, with ``sent=False``: nothing was
+sent, so the ledger counts no model call and the report no attempt (the trial still ends as the refusal
+it repeats).
 """
 
 from __future__ import annotations
@@ -115,4 +116,4 @@ class RefusalGuardedModel:
         status = f"HTTP {first.status_code} " if first.status_code is not None else ""
         raise ModelCallError(first.kind, "not sent: the provider refused this same request (but for its seed) "
                                          f"earlier in this run, {status}deterministically: {first.message}",
-                             first.status_code)
+                             first.status_code, sent=False)

@@ -119,7 +119,7 @@ def _fill_metrics(record: TrialRecord, view: TrialView) -> None:
         metrics.reasoningTokens += call.reasoningTokens
         metrics.cacheWriteTokens += call.cacheWriteTokens
         metrics.usd = None if metrics.usd is None or call.usd is None else metrics.usd + call.usd
-        metrics.llmCalls += 1
+        metrics.llmCalls += call.sent  # a request the run's refusal memo kept back is no model call
         metrics.cachedResponses += call.cached
         metrics.infraErrors += call.status == "infrastructure"
     metrics.maintenanceRuns = sum(m.status == "compressed" for run in view.runs for m in run.maintenance)
@@ -153,4 +153,5 @@ def call_metric(snap: dict[str, Any]) -> CallMetric:
         requestSha256=str(snap.get("requestSha256") or ""), snapshotId=str(snap["id"]),
         segments=dict(snap.get("segments") or {}), finishReason=str(finish) if finish else None,
         cached=snap.get("cacheKey") is not None, temperature=sent.get("temperature"), topP=sent.get("top_p"),
-        seed=sent.get("seed"), failedAttempts=attempt_kinds(retries, error))
+        seed=sent.get("seed"), failedAttempts=attempt_kinds(retries, error),
+        sent=not (isinstance(error, dict) and error.get("sent") is False))

@@ -13,7 +13,7 @@ from harness.models import ModelRequest
 from harness.preflight import LocalServer, local_server, preflight
 from harness.preflight._server import quote, read_prompt, root_of
 from protocols import resolve
-from tests.helpers.emulators import GEMMA, LlamaCppEmulator, running_app
+from tests.helpers.emulators import GEMMA, LlamaCppEmulator, VllmEmulator, running_app
 from tests.helpers.wire_requests import GROUPS, group_request
 
 STATE = "[context_state] where the host stands\n{\"windowId\": \"main\"}"
@@ -52,6 +52,22 @@ def test_a_template_refusal_is_rejected_with_its_error() -> None:
     assert (c.verdict, c.rule, c.treatment) == ("rejected", "local-template-rejected", "rejected")
     assert c.treatmentDetail is not None and "HTTP 500: Jinja Exception: Conversation roles must alternate" \
         in c.treatmentDetail
+
+
+def test_vllm_renders_by_tokenize_and_reads_a_trailing_assistant_as_a_new_turn() -> None:
+    emulator = VllmEmulator()
+    with running_app(emulator.app) as url:
+        server = LocalServer(url + "/v1")
+        a, c = check("A", server), check("C", server)
+    assert server.about().kind == "vllm" and server.about().buildInfo == "0.16.0"
+    assert (a.verdict, a.treatment, a.rule) == ("ok", "new_turn", "local-template-new-turn")
+    assert c.treatment == "own_message" and a.rendered[0].endpoint == "POST /tokenize"
+    assert emulator.counts["/tokenize"] == emulator.counts["/detokenize"] == 2 and emulator.counts["/version"] == 1
+    with running_app(VllmEmulator(template=GEMMA).app) as url:
+        refused = check("A", LocalServer(url + "/v1"))
+    assert refused.verdict == "rejected" and refused.treatmentDetail is not None
+    # vLLM hands the template every message as sent: Gemma 2's refuses the system message first
+    assert "HTTP 400: System role not supported" in refused.treatmentDetail
 
 
 def test_a_server_that_renders_nothing_leaves_unknown_and_says_why_once() -> None:

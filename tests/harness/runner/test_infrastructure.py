@@ -127,5 +127,5 @@ def test_a_rejected_request_is_never_retried_as_a_new_trial() -> None:
     entry = group_infrastructure("A", [_trial(1, "error", [rejected])]).model_dump(mode="json")
     assert entry["errorKinds"] == {"rejected": 1} and entry["retriedTrials"] == 0
     text = infrastructure({"infrastructure": [entry], "infraRetries": 1})["total"]
-    assert ("No error trial was retried as a new trial; 1 ended with a request the provider rejected (4xx), never "
-            "retried: a new trial would send the same request.") in text
+    assert ("No error trial was retried as a new trial; 1 ended with a request the provider rejected (4xx, or a chat "
+            "template's error), never retried: a new trial would send the same request.") in text

@@ -41,7 +41,8 @@ def test_a_template_refusal_is_sent_once_for_all_repeats() -> None:
     assert inner.calls == 1 and memo.spared == 4
     assert all(isinstance(o, ModelCallError) and o.kind == "provider_rejected" for o in outcomes)
     spared = [o for o in outcomes if isinstance(o, ModelCallError) and o.message.startswith("not sent")]
-    assert len(spared) == 4 and all("HTTP 500" in o.message and o.retries == [] for o in spared)
+    assert len(spared) == 4 and all("HTTP 500" in o.message and o.retries == [] and not o.sent for o in spared)
+    assert all(o.to_dict()["sent"] is False for o in spared)  # the snapshot says no request went out
     asyncio.run(_many(model, [_request(9, "another question")]))  # another request is sent
     assert inner.calls == 2
 

@@ -123,8 +123,8 @@ def test_the_pinned_build_words_a_template_refusal_as_a_400() -> None:
 
 def test_sent_on_purpose_a_template_refusal_is_one_request_for_all_repeats(tmp_path: Path) -> None:
     for emulator, base in serve(template=GEMMA):
-        report, _, _ = run(tmp_path, base, "--group", "A", "--send-rejected",
-                           stages=("--stage", "simple", "--repeats", "simple=3"))
+        report, output, _ = run(tmp_path, base, "--group", "A", "--send-rejected",
+                                stages=("--stage", "simple", "--repeats", "simple=3"))
         assert emulator.counts["/v1/chat/completions"] == 1  # not retried, and the other repeats not sent
     trials = next(s for g in report["groups"] for s in g["stages"] if g["id"] == "A" and s["id"] == "simple")["trials"]
     assert [t["status"] for t in trials] == ["error"] * 3
@@ -132,6 +132,9 @@ def test_sent_on_purpose_a_template_refusal_is_one_request_for_all_repeats(tmp_p
     assert sum("not sent: the provider refused this same request" in t["error"] for t in trials) == 2
     infra = next(i for i in report["infrastructure"] if i["group"] == "A")
     assert infra["retriedTrials"] == 0 and infra["errorKinds"] == {"rejected": 3}
+    assert infra["calls"] == 1 and infra["failedAttempts"] == {"rejected": 1} and infra["notSent"] == 2
+    assert report["budget"]["spent"]["llmCalls"] == 1  # the two repeats never sent are no model calls
+    assert "2 of them not sent at all: the provider had refused the very same request" in output
 
 
 @pytest.fixture()

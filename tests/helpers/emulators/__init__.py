@@ -14,6 +14,8 @@ from ._chat import ChatEmulator, deepseek_emulator, mistral_emulator, openai_emu
 from ._gemini import PLACEHOLDER, GeminiEmulator
 from ._llamacpp import GEMMA, QWEN, LlamaCppEmulator
 from ._loopback import running_app
+from ._vllm import VllmEmulator
 
 __all__ = ["GEMMA", "PLACEHOLDER", "QWEN", "AnthropicEmulator", "ChatEmulator", "Exchange", "GeminiEmulator",
-           "LlamaCppEmulator", "deepseek_emulator", "mistral_emulator", "openai_emulator", "running_app"]
+           "LlamaCppEmulator", "VllmEmulator", "deepseek_emulator", "mistral_emulator", "openai_emulator",
+           "running_app"]
