@@ -25,7 +25,7 @@ from harness.models import (
     ModelRequest,
     Usage,
     cap_output,
-    redact,
+    redacted_json,
     secrets_from_env,
 )
 from protocols import (
@@ -122,8 +122,9 @@ class Engine:
         return self._seq[session_id]
 
     def snapshot(self, session_id: str, data: dict[str, Any]) -> str:
+        """Write one call's snapshot, redacted (O-30), encoded once (``redacted_json``)."""
         snapshot_id = f"{session_id}/{data['seq']}"
-        self.store.put_snapshot(session_id, snapshot_id, redact({"id": snapshot_id, **data}, self._secrets))
+        self.store.put_snapshot_json(session_id, snapshot_id, redacted_json({"id": snapshot_id, **data}, self._secrets))
         return snapshot_id
 
 

@@ -81,6 +81,61 @@ def redact(obj: Any, secrets: Iterable[str] | None = None) -> Any:
     return _walk(obj, known)
 
 
+def redacted_json(obj: Any, secrets: Iterable[str] | None = None) -> str:
+    """``json.dumps(redact(obj, secrets), ensure_ascii=False)``, encoding ``obj`` once when nothing in it
+    needs redacting (Q-2: a snapshot holds a whole request twice, thousands of strings).
+
+    The walk of ``redact`` changes a string only after one of its literal tests passes (``sk-``, ``AIza``,
+    ``bearer`` in the lowered string, a known secret) and a value only under a key ``_SENSITIVE_KEYS``
+    matches. ``_clean`` makes the same tests on the whole JSON text, where every key and string of
+    ``obj`` stands character by character (JSON escapes a character alone, and no literal holds one
+    it escapes): when none passes, ``redact(obj)`` writes exactly this text. Otherwise (a trigger,
+    maybe a false one across two strings) ``obj`` is redacted as ``redact`` does and encoded again."""
+    known = _prepared(secrets_from_env() if secrets is None else secrets)
+    try:
+        text = json.dumps(obj, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return json.dumps(_walk(obj, known), ensure_ascii=False)
+    if _clean(text, known):
+        return text
+    return json.dumps(_walk(obj, known), ensure_ascii=False)
+
+
+_FOLDS_TO_ASCII = tuple(c.encode() for c in "\u0130\u0131\u017f\u212a")
+"""The only characters beyond ASCII that a case-insensitive ``re`` matches to an ASCII letter (İ, ı: i;
+ſ: s; K: k); tests/harness/models/test_redact.py finds them again among all of Unicode."""
+_KEY_ENDS = (b'key":', b'ion":', b'ken":', b'rer":', b'ord":', b'ret":', b'kie":')
+"""How every name ``_SENSITIVE_KEYS`` matches ends (lowered), as a key in JSON text: ``"api_key": ``."""
+
+
+def _clean(text: str, secrets: tuple[str, ...]) -> bool:
+    """No key or string in this JSON text passes a test of the walk (``redacted_json``). In UTF-8 bytes:
+    a substring of the text is a substring of its bytes, and ``bytes.lower`` lowers exactly the ASCII
+    letters, which is all ``str.lower`` can turn into ``bearer`` (İ and K lower to an ``i``, a ``k``)."""
+    data = text.encode()
+    if b"sk-" in data or b"AIza" in data:
+        return False
+    low = data.lower()
+    if b"bearer" in low or any(_escaped(s) in data for s in secrets):
+        return False
+    if any(c in data for c in _FOLDS_TO_ASCII):  # a key could match _SENSITIVE_KEYS through one
+        return False
+    for end in _KEY_ENDS:
+        at = low.find(end)
+        while at != -1:
+            close = at + len(end) - 2  # the key's closing quote
+            name = low[low.rfind(b'"', 0, close) + 1 : close]
+            if _SENSITIVE_KEYS.match(name.decode()):
+                return False
+            at = low.find(end, at + 1)
+    return True
+
+
+@lru_cache(maxsize=256)
+def _escaped(secret: str) -> bytes:
+    """A secret as it stands in JSON text (ensure_ascii=False), in UTF-8."""
+    return json.dumps(secret, ensure_ascii=False)[1:-1].encode()
+
 
 def _walk(obj: Any, secrets: tuple[str, ...]) -> Any:
     # Exact types first: a request's thousands of leaves are str, dict, list, int or None, and an ABC

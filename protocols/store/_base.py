@@ -135,6 +135,11 @@ class SessionStore(ABC):
     @abstractmethod
     def put_snapshot(self, session_id: str, snapshot_id: str, data: JsonValue) -> None: ...
 
+    def put_snapshot_json(self, session_id: str, snapshot_id: str, text: str) -> None:
+        """``put_snapshot`` of a snapshot its writer has already encoded as JSON (``snapshots`` gives it
+        back decoded); a backend that stores JSON text stores ``text`` as it is."""
+        self.put_snapshot(session_id, snapshot_id, json.loads(text))
+
     @abstractmethod
     def snapshots(self, session_id: str) -> list[tuple[str, JsonValue]]:
         """(snapshot id, data) in write order."""

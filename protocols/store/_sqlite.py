@@ -19,7 +19,6 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -83,10 +82,36 @@ def _dumps(value: JsonValue) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-@lru_cache(maxsize=32768)
+_DECODED: dict[str, RawMessage] = {}
+"""Stored bodies and their messages, oldest first (bounded by ``_DECODED_MAX``)."""
+_DECODED_MAX = 32768
+_DECODED_LOCK = threading.Lock()
+
+
 def _message(body: str) -> RawMessage:
     """A stored message, decoded once: raw messages are immutable (P-1), so every later read of the
-    same row (each step projects the whole window again, Q-2) shares the frozen value."""
+    same row (each step projects the whole window again, Q-2) shares the frozen value. A row this
+    process wrote is known from ``append`` (validated there), so it is never decoded at all."""
+    msg = _DECODED.get(body)
+    if msg is None:
+        msg = RawMessage.model_validate(json.loads(body))
+        _remember(body, msg)
+    return msg
+
+
+def _remember(body: str, msg: RawMessage) -> None:
+    with _DECODED_LOCK:
+        if len(_DECODED) >= _DECODED_MAX:  # the oldest entry goes first
+            _DECODED.pop(next(iter(_DECODED)))
+        _DECODED[body] = msg
+
+
+def _as_read(msg: RawMessage, body: str) -> RawMessage:
+    """The message a read of ``body`` gives: ``msg`` itself when its JSON round trip is the identity
+    (text content, no reasoning: every field a str, int, None or a model of those), else the round
+    trip (a list content or reasoning may hold tuples, which a read gives back as lists)."""
+    if isinstance(msg.content, str) and msg.reasoning is None:
+        return msg
     return RawMessage.model_validate(json.loads(body))
 
 
@@ -111,6 +136,7 @@ class SqliteStore(SessionStore):
         self.limits = limits or KvLimits()
         self.path = str(path)
         self._lock = threading.RLock()
+        self._sessions: set[str] = set()
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30.0)
         if self.path != ":memory:":
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -159,8 +185,12 @@ class SqliteStore(SessionStore):
             return self._db.execute(sql, params).fetchall()
 
     def _known(self, session_id: str) -> None:
+        # sessions are never deleted: one seen is known for good (a read checks it before every query)
+        if session_id in self._sessions:
+            return
         with self._lock:
             self._row(self._db, session_id)
+        self._sessions.add(session_id)
 
     # sessions -------------------------------------------------------------------------------
     def create_session(
@@ -199,16 +229,18 @@ class SqliteStore(SessionStore):
                 if db.execute(sql, (session_id, msg_id)).fetchone():
                     raise StoreError(f"message id {msg_id!r} already exists in session {session_id!r}")
             msg = RawMessage.model_validate({**draft.model_dump(), "id": msg_id, "index": index})
+            body = _dumps(msg.wire())
             db.execute(
                 "INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (session_id, index, msg_id, msg.window_id, msg.run_id, msg.kind, _dumps(msg.wire())),
+                (session_id, index, msg_id, msg.window_id, msg.run_id, msg.kind, body),
             )
             db.executemany(
                 "INSERT OR IGNORE INTO tool_calls VALUES (?, ?, ?)",
                 [(session_id, call.id, index) for call in msg.tool_calls or ()],
             )
             db.execute("UPDATE sessions SET max_index = ? WHERE id = ?", (index, session_id))
-            return msg
+        _remember(body, _as_read(msg, body))  # after the commit: a rolled-back row is never read
+        return msg
 
     def max_index(self, session_id: str) -> int:
         with self._lock:
@@ -385,11 +417,14 @@ class SqliteStore(SessionStore):
 
     # snapshots --------------------------------------------------------------------------------
     def put_snapshot(self, session_id: str, snapshot_id: str, data: JsonValue) -> None:
+        self.put_snapshot_json(session_id, snapshot_id, _dumps(data))
+
+    def put_snapshot_json(self, session_id: str, snapshot_id: str, text: str) -> None:
         with self._write() as db:
             self._row(db, session_id)
             db.execute(
                 "INSERT INTO snapshots (session, snapshot_id, data) VALUES (?, ?, ?)",
-                (session_id, snapshot_id, _dumps(data)),
+                (session_id, snapshot_id, text),
             )
 
     def snapshots(self, session_id: str) -> list[tuple[str, JsonValue]]:

@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.models import REDACTED, redact, secrets_from_env
-from harness.models._redact import _SENSITIVE_KEYS, redact_text
+from harness.models import REDACTED, redact, redacted_json, secrets_from_env
+from harness.models._redact import _FOLDS_TO_ASCII, _SENSITIVE_KEYS, redact_text
 
 SECRET = "local-PLANTED-0123456789"
 
@@ -48,9 +48,10 @@ def test_o30_ordinary_content_kept() -> None:
 
 # --- the fast walk redacts exactly what the plain definition does ----------------------------------------
 _PIECES = st.sampled_from([SECRET, "sk-" + "a" * 14, "AIza" + "b" * 31, "Bearer abcdefgh1", "bearer\nabcdefgh12",
-                           "\n", '"', "tASK-", "ok", "", "é", "x" * 8])
+                           "\n", '"', "tASK-", "ok", "", "é", "x" * 8, "BEARER x", "\u212aey", "s", "k-"])
 _TEXT = st.lists(_PIECES, max_size=4).map("".join)
-_KEYS = st.sampled_from(["content", "api_key", "Authorization", "X-API-KEY", "cookie", "n", "role", "tools", SECRET])
+_KEYS = st.sampled_from(["content", "api_key", "Authorization", "X-API-KEY", "cookie", "n", "role", "tools", SECRET,
+                         "cacheKey", "api_\u212aey", "PASSWORD", "set-cookie", 'x"api_key', "monkey", "ſecret"])
 _TREE = st.recursive(
     st.one_of(_TEXT, st.integers(), st.floats(allow_nan=False), st.none(), st.booleans()),
     lambda inner: st.one_of(st.lists(inner, max_size=3), st.lists(inner, max_size=3).map(tuple),
@@ -87,3 +88,31 @@ def test_o30_fast_walk_equals_the_plain_definition(tree: object) -> None:
     out = redact(tree, [SECRET])
     assert out == _reference(tree, [SECRET])
     assert type(out) is type(tree)
+
+
+@settings(max_examples=400, deadline=None)
+@given(tree=_TREE, secret=st.sampled_from([SECRET, 'sk"quote\\d\n', "ordinary-long"]))
+def test_o30_redacted_json_is_the_json_of_redact(tree: object, secret: str) -> None:
+    """One encoding when nothing needs redacting, the walk otherwise: the same text either way."""
+    assert redacted_json(tree, [secret]) == json.dumps(redact(tree, [secret]), ensure_ascii=False)
+    wrapped = {"request": {"messages": [{"role": "user", "content": tree}]}, "cacheKey": None}
+    assert redacted_json(wrapped, [secret]) == json.dumps(redact(wrapped, [secret]), ensure_ascii=False)
+
+
+def test_o30_redacted_json_catches_each_trigger_alone() -> None:
+    for value in [{"content": "use sk-" + "a" * 20}, {"content": "AIza" + "b" * 33}, {"h": "BeArEr abcdefghij"},
+                  {"Api-Key": "x"}, {"client_secret": 1}, {"api_\u212aey": "v"}, {"note": SECRET + "!"}]:
+        out = json.loads(redacted_json(value, [SECRET]))
+        assert out == redact(value, [SECRET]) and out != value, value
+
+
+def test_o30_only_four_characters_fold_to_ascii_letters() -> None:
+    """``redacted_json`` falls back to the walk on these: a key spelled with one may match ``_SENSITIVE_KEYS``."""
+    import re
+    import sys
+
+    letter = re.compile("(?i)[a-z]")
+    folding = [c for c in map(chr, range(128, sys.maxunicode + 1)) if letter.match(c)]
+    assert tuple(c.encode() for c in folding) == _FOLDS_TO_ASCII
+    lowered = [c for c in map(chr, range(128, sys.maxunicode + 1)) if any(x in "bear" for x in c.lower())]
+    assert lowered == []  # so bytes.lower finds every "bearer" that str.lower makes
