@@ -26,7 +26,7 @@ from _profile import profiled
 import harness  # noqa: F401  (litellm's offline switches, before anything imports litellm)
 from harness.business_tools import BusinessTools
 from harness.engine import Engine, count_messages, segment_tokens
-from harness.engine._engine import _sha
+from harness.engine._encode import EncodedRequest, snapshot_json
 from harness.models import ModelRequest, Prices, make_model, redact, scripted_resolver
 from harness.models._scripted_call import count_tokens
 from harness.models._tokens import _one
@@ -151,9 +151,11 @@ async def main_async(repeats: int, backend: str, tmp: Path, profile: str | None 
             "params": {"max_tokens": request.max_output_tokens, "temperature": None, "timeout": 60.0}}
     body = {"model": MODEL, "messages": request.messages, "tools": request.tools, "max_tokens": 1024}
     secrets = engine._secrets
-    parts["request_sha256"] = timed(lambda: _sha(wire), repeats)
+    parts["request_sha256"] = timed(lambda: EncodedRequest(wire, secrets).sha256, repeats)  # and its snapshot text
     parts["redact_provider_request"] = timed(lambda: redact(body, secrets), repeats)  # adapter, per call
-    parts["redact_snapshot"] = timed(lambda: redact({"request": wire, "providerRequest": body}, secrets), repeats)
+    snapshot = {"id": "s/1", "request": wire, "sources": None, "providerRequest": body}
+    encoded = EncodedRequest(wire, secrets)
+    parts["snapshot_json"] = timed(lambda: snapshot_json(snapshot, sources, secrets, encoded), repeats)
 
     def uncached() -> None:
         _one.cache_clear()

@@ -8,6 +8,7 @@ scans the session (Q-1) and never writes anything (P-1).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ._derived import fold_text, header_text, state_text
@@ -33,14 +34,21 @@ if TYPE_CHECKING:
     from .store import SessionStore
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Item:
-    """One history entry of the view before conversion: a raw message or a fold."""
+    """One history entry of the view before conversion: a raw message or a fold (never changed once made)."""
 
     index: int
     message: dict[str, Any]
     source: ProjectionSource
     raw: RawMessage | None = None
+
+
+@lru_cache(maxsize=32768)
+def _raw_source(message_id: str) -> ProjectionSource:
+    """The source of a raw message (P-19): one frozen value per message id, shared by every request that
+    shows it (Q-2: a window's history is projected again at every step)."""
+    return ProjectionSource(type="raw", message_ids=(message_id,))
 
 
 def _raw_message(msg: RawMessage, content: Any) -> dict[str, Any]:
@@ -98,8 +106,7 @@ def _window_history(
             content: Any = raw.content
             if raw.kind == "tool_result":
                 content = tool_result_preview(raw, host.toolResultPreviewCharacters, protocol.has_windows)
-            items.append(_Item(raw.index, _raw_message(raw, content),
-                               ProjectionSource(type="raw", message_ids=(raw.id,)), raw=raw))
+            items.append(_Item(raw.index, _raw_message(raw, content), _raw_source(raw.id), raw))
             continue
         fold_id, fold = hit
         if fold_id in placed:
@@ -227,12 +234,10 @@ def project(
     return ProjectedRequest(messages=messages, sources=sources, tools=tools)
 
 
+_SEGMENTS = {"system": "system", "context_header": "header", "context_state": "state", "context_fold": "fold"}
+
+
 def segment_of(source: ProjectionSource) -> str:
     """The request segment a message counts towards (X-51): system, header, state, fold or history."""
-    return {
-        "system": "system",
-        "context_header": "header",
-        "context_state": "state",
-        "context_fold": "fold",
-    }.get(source.type, "history")
+    return _SEGMENTS.get(source.type, "history")
 

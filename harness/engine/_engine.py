@@ -12,8 +12,6 @@ An agent bound to the context maintainer (``AgentConfig.contextMaintainer``) is 
 
 from __future__ import annotations
 
-import hashlib
-import json
 import uuid
 from typing import Any
 
@@ -25,7 +23,6 @@ from harness.models import (
     ModelRequest,
     Usage,
     cap_output,
-    redacted_json,
     secrets_from_env,
 )
 from protocols import (
@@ -35,6 +32,7 @@ from protocols import (
     HostOptions,
     MaintainerBinding,
     MessageDraft,
+    ProjectionSource,
     Protocol,
     RawMessage,
     ToolCall,
@@ -44,15 +42,12 @@ from protocols._maintenance import Maintainer, maintain_window, should_maintain
 from protocols._state import ACTIVE_WINDOW, MAIN_WINDOW
 from protocols.store import SessionStore
 
+from ._encode import EncodedRequest, snapshot_json
 from ._guard import BudgetExhausted, CallGuard
 from ._maintainer import model_maintainer
 from ._tokens import count_messages, segment_tokens
 from ._tools import LIMIT_EXCEEDED, ToolRouter, outcome, pending_calls, result_content
 from ._types import CallRecord, MaintenanceRecord, MaintenanceTrigger, RunLimits, RunResult, ToolCallRecord
-
-
-def _sha(data: Any) -> str:
-    return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
 class Engine:
@@ -89,7 +84,7 @@ class Engine:
         self.maintainer_bound = agent.contextMaintainer and protocol.has_windows
         self.router = ToolRouter(protocol, business, maintainer_bound=self.maintainer_bound)
         self.business_schemas = business.schemas() if business else []
-        self._secrets = secrets_from_env()
+        self._secrets = tuple(sorted(secrets_from_env()))
         self._seq: dict[str, int] = {}
 
     # sessions --------------------------------------------------------------------------------
@@ -121,10 +116,13 @@ class Engine:
         self._seq[session_id] += 1
         return self._seq[session_id]
 
-    def snapshot(self, session_id: str, data: dict[str, Any]) -> str:
-        """Write one call's snapshot, redacted (O-30), encoded once (``redacted_json``)."""
+    def snapshot(self, session_id: str, data: dict[str, Any], sources: list[ProjectionSource] | None = None,
+                 request: EncodedRequest | None = None) -> str:
+        """Write one call's snapshot, redacted (O-30), joined from pieces encoded once per content
+        (``snapshot_json``): ``sources`` its ``sources``, ``request`` the encoding its hash was taken from."""
         snapshot_id = f"{session_id}/{data['seq']}"
-        self.store.put_snapshot_json(session_id, snapshot_id, redacted_json({"id": snapshot_id, **data}, self._secrets))
+        text = snapshot_json({"id": snapshot_id, **data}, sources, self._secrets, request)
+        self.store.put_snapshot_json(session_id, snapshot_id, text)
         return snapshot_id
 
 
@@ -192,8 +190,8 @@ class _Run:
             except CapacityExceeded as exc:
                 return self.result("capacity_exceeded", error=str(exc))
             segments = segment_tokens(e.model_name, projected.messages, list(projected.sources), projected.tools)
-            output = await self._call("agent", e.model, e.model_name, request, frozen,
-                                      [s.wire() for s in projected.sources], segments)
+            output = await self._call("agent", e.model, e.model_name, request, frozen, list(projected.sources),
+                                      segments)
             window = e.active_window(self.session_id)
             calls = tuple(ToolCall(id=c.id or f"call_{uuid.uuid4().hex[:16]}", name=c.name, arguments=c.arguments)
                           for c in output.tool_calls)
@@ -256,7 +254,7 @@ class _Run:
 
     # model calls -----------------------------------------------------------------------------------
     async def _call(self, role: str, model: ChatModel, model_name: str, request: ModelRequest,
-                    frozen: FrozenView | None, sources: list[dict[str, Any]] | None,
+                    frozen: FrozenView | None, sources: list[ProjectionSource] | None,
                     segments: dict[str, int] | None) -> ModelOutput:
         e = self.e
         reservation = None
@@ -272,9 +270,10 @@ class _Run:
         if request.extra:  # only when set: a request without provider parameters hashes as it always did
             params["extra"] = request.extra
         wire_request = {"model": model_name, "messages": request.messages, "tools": request.tools, "params": params}
+        encoded = EncodedRequest(wire_request, e._secrets)  # the hash and the snapshot's request, one encoding
         base = {"seq": seq, "role": role, "runId": self.run_id, "step": self.steps, "model": model_name,
-                "frozenView": frozen.wire() if frozen else None, "request": wire_request, "sources": sources,
-                "segments": segments, "requestSha256": _sha(wire_request)}
+                "frozenView": frozen.wire() if frozen else None, "request": wire_request, "sources": None,
+                "segments": segments, "requestSha256": encoded.sha256}
         try:
             output = cap_output(await model.generate(request))  # an answer over the caps is cut, marked
         except ModelCallError as exc:
@@ -282,7 +281,7 @@ class _Run:
                 await e.guard.settle(reservation, None, exc)
             status = exc.kind
             snap = e.snapshot(self.session_id, {**base, "response": None, "error": exc.to_dict(),
-                                                "retries": [r.model_dump() for r in exc.retries]})
+                                                "retries": [r.model_dump() for r in exc.retries]}, sources, encoded)
             self.snapshot_ids.append(snap)
             self.calls.append(CallRecord(seq=seq, role=role, model=model_name, snapshot_id=snap, usage=Usage(),
                                          usd=0.0, price_known=True, latency_ms=0.0, retries=len(exc.retries),
@@ -303,7 +302,7 @@ class _Run:
             "error": None, "usage": output.usage.model_dump(), "usd": output.usd, "priceKnown": output.price_known,
             "latencyMs": output.latency_ms, "retries": [r.model_dump() for r in output.retries],
             "providerRequest": output.provider_request, "cacheKey": output.cache_key, "sampling": output.sampling,
-        })
+        }, sources, encoded)
         self.snapshot_ids.append(snap)
         self.calls.append(CallRecord(
             seq=seq, role=role, model=model_name, snapshot_id=snap, usage=output.usage, usd=output.usd,

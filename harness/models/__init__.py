@@ -13,7 +13,7 @@ from ._litellm import LiteLLMModel
 from ._local import PLACEHOLDER_KEY, is_loopback
 from ._pricing import Prices
 from ._reasoning import CLAUDE_THINKING_SAMPLING, claude_thinks, thinking_refuses
-from ._redact import REDACTED, public_api_base, redact, redacted_json, secrets_from_env
+from ._redact import REDACTED, needs_no_redaction, public_api_base, redact, redacted_json, secrets_from_env
 from ._scripted_call import ResolveModel, ScriptedModelLike
 from ._setup import ensure_litellm, scripted_resolver, use_scripted
 from ._tokens import message_tokens, prompt_tokens, tools_tokens
@@ -62,6 +62,7 @@ __all__ = [
     "make_model",
     "message_tokens",
     "model_capacity",
+    "needs_no_redaction",
     "param_problem",
     "prompt_tokens",
     "public_api_base",

@@ -108,6 +108,12 @@ _KEY_ENDS = (b'key":', b'ion":', b'ken":', b'rer":', b'ord":', b'ret":', b'kie":
 """How every name ``_SENSITIVE_KEYS`` matches ends (lowered), as a key in JSON text: ``"api_key": ``."""
 
 
+def needs_no_redaction(text: str, secrets: Iterable[str] = ()) -> bool:
+    """Whether ``redact`` of the value this JSON text encodes (``ensure_ascii=False``) would leave it as it is,
+    with these known secrets: no key or string in it passes any test of the walk (``redacted_json``)."""
+    return _clean(text, _prepared(secrets))
+
+
 def _clean(text: str, secrets: tuple[str, ...]) -> bool:
     """No key or string in this JSON text passes a test of the walk (``redacted_json``). In UTF-8 bytes:
     a substring of the text is a substring of its bytes, and ``bytes.lower`` lowers exactly the ASCII
