@@ -7,8 +7,6 @@ from typing import Annotated
 
 import typer
 
-from protocols import FrozenView, ToolCall, dump_state, read_state_file, resolve_ref
-
 from ._app import app, fail, parse_options, print_json, user_errors
 
 _Options = Annotated[list[str] | None, typer.Option("--option", help="Protocol option KEY=VALUE "
@@ -37,6 +35,8 @@ def apply_cmd(
     Bad tool arguments are the model's mistake and come back as a tool result (invalid_arguments);
     a bad state file, protocol, option, revision or upper bound exits 2.
     """
+    from protocols import FrozenView, ToolCall, dump_state, read_state_file, resolve_ref
+
     with user_errors():
         proto = resolve_ref(protocol, parse_options(option))
         loaded = read_state_file(state)

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from harness.workflows import RunSummary, load_runs, replays
-
 from ._app import app, plain, print_json, user_errors
+
+if TYPE_CHECKING:
+    from harness.workflows import RunSummary
 
 
 def _tokens(n: int) -> str:
@@ -73,6 +74,8 @@ def compare_cmd(
     Some differ: the server did not replay its sampling, so single trials are not reproducible and
     only rates compare. --json gives it as "replays".
     """
+    from harness.workflows import load_runs, replays
+
     with user_errors():
         summaries = load_runs(list(runs))
     if as_json:

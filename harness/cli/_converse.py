@@ -13,12 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from harness.models import looks_like_unparsed_tool_call
-from protocols import HostOptions, MaintenanceOptions, dump_state, resolve_ref
-from protocols.store import MemoryStore
-
-from ._app import app, fail, parse_options, plain, user_errors
-from ._run_gate import DOC_REASONING, ReasoningChoice
+from ._app import DOC_REASONING, ReasoningChoice, app, fail, parse_options, plain, user_errors
 
 FIXED_PLAN = Path(__file__).resolve().parents[2] / "plans" / "unified-mapping-ab-20261005" / "experiment-plan.json"
 """The default --plan: the fixed plan of the repository the package is installed from (``pip install
@@ -60,6 +55,8 @@ def converse_cmd(
     from harness.plan import load_plan
     from harness.runner import agent_calls, refused_message
     from harness.scripted import get_scripted
+    from protocols import HostOptions, MaintenanceOptions, dump_state, resolve_ref
+    from protocols.store import MemoryStore
 
     if plan is None and not FIXED_PLAN.is_file():
         fail(f"no --plan given and the fixed plan is not at {FIXED_PLAN} (the package is not installed from its "
@@ -120,6 +117,8 @@ async def _converse(engine, inputs: list[str]):
 
 
 def _print(results, folder: Path) -> None:
+    from harness.models import looks_like_unparsed_tool_call
+
     table = Table(title=f"session {results[0].session_id}", title_justify="left")
     for col in ("turn", "status", "steps", "tool calls", "tokens in/out", "cost", "final answer"):
         table.add_column(col, overflow="fold")

@@ -10,9 +10,6 @@ from harness.analysis import TITLES, DesignReview, boundary_text, format_p
 
 from ._app import plain
 
-EXIT_DESIGN = 5
-"""``--strict`` and the design review found a problem (the plan is valid; 2 means it is not)."""
-
 
 def design_table(review: DesignReview) -> Table:
     """Stage × comparison: n, smallest p, separable at α, the n a complete difference needs, power."""

@@ -3,30 +3,20 @@ design; ``--plan`` reviews a plan."""
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from harness.analysis import (
-    ALPHA,
-    MAX_N,
-    SPENDING,
-    TARGET_POWER,
-    TESTS,
-    TITLES,
-    boundary_text,
-    n_for_power,
-    power,
-    review_design,
-    smallest_p,
-)
-from harness.plan import PlanError, load_plan
-from harness.stats import Spending, TestName, calibrated, operating
-
 from ._app import app, fail, print_json, reflow_help
-from ._design_view import print_review
+
+if TYPE_CHECKING:
+    from harness.stats import Spending, TestName
+
+ALPHA, TARGET_POWER, MAX_N = 0.05, 0.8, 200
+"""The defaults of --alpha, --power and --max-n: ``harness.stats``' (checked in tests), written here so that
+``harness --help`` does not import numpy and the statistics to show them."""
 
 LARGEST_N = 1000
 """The largest --max-n: the search enumerates (n + 1)² outcomes at every n up to it."""
@@ -37,6 +27,8 @@ LARGEST_LOOK = 100
 def _rows(control: float, treatment: float, alpha: float, around: int, max_n: int, test: TestName
           ) -> list[dict[str, Any]]:
     """Power and smallest p for n from three below ``around`` to three above (within 1 … max_n)."""
+    from harness.analysis import power, smallest_p
+
     low, high = max(1, around - 3), min(max_n, around + 3)
     return [{"n": n, "power": power(control, treatment, n, n, alpha, test), "smallestP": smallest_p(n, n, test)}
             for n in range(low, high + 1)]
@@ -68,6 +60,11 @@ def _looks(text: str) -> list[int]:
 
 
 def _review(plan_path: str, as_json: bool, test: str | None) -> None:
+    from harness.analysis import review_design
+    from harness.plan import PlanError, load_plan
+
+    from ._design_view import print_review
+
     try:
         plan, _ = load_plan(plan_path)
     except PlanError as exc:
@@ -83,6 +80,9 @@ def _review(plan_path: str, as_json: bool, test: str | None) -> None:
 
 def _sequential(control: float, treatment: float, alpha: float, test: TestName, looks: list[int], spending: Spending,
                 as_json: bool) -> None:
+    from harness.analysis import TITLES, boundary_text, power
+    from harness.stats import calibrated, operating
+
     figures = calibrated(tuple(looks), alpha, spending, test)
     chance, expected = operating(figures, looks, control, treatment)
     fixed = power(control, treatment, looks[-1], looks[-1], alpha, test)
@@ -140,7 +140,9 @@ def power_cmd(
     --plan PLAN prints that plan's design review instead: each planned comparison's smallest p, whether it
     can be separable, the n a complete difference needs and, with analysis.effect, its power; each
     sequential stage's calibrated design, exact size, power and expected repeats."""
-    chosen = None if test is None else cast(TestName, _choice("test", test, TESTS))
+    from harness.analysis import SPENDING, TESTS, TITLES, n_for_power
+
+    chosen = None if test is None else cast("TestName", _choice("test", test, TESTS))
     if plan_path is not None:
         _review(plan_path, as_json, chosen)
         return
@@ -153,7 +155,7 @@ def power_cmd(
     test_name: TestName = chosen or "boschloo"
     if looks is not None:
         _sequential(control, treatment, alpha, test_name, _looks(looks),
-                    cast(Spending, _choice("spending", spending, SPENDING)), as_json)
+                    cast("Spending", _choice("spending", spending, SPENDING)), as_json)
         return
     if not 1 <= max_n <= LARGEST_N:
         fail(f"--max-n {max_n}: must be between 1 and {LARGEST_N}")

@@ -6,8 +6,6 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from protocols import describe_catalog
-
 from ._app import app, print_json
 
 
@@ -20,6 +18,8 @@ def protocols_cmd(
     ``maintainerTools`` (context_compress) are offered only to an agent bound to the host's context
     maintainer (plan: agent.contextMaintainer); prefix@2 offers no context tool at all.
     """
+    from protocols import describe_catalog
+
     catalog = describe_catalog()
     if as_json:
         print_json(catalog)

@@ -6,8 +6,6 @@ from typing import Annotated
 
 import typer
 
-from protocols import read_state_file, resolve_ref
-
 from ._app import app, parse_options, print_json, user_errors
 
 
@@ -34,6 +32,8 @@ def render_cmd(
 
     Example: harness render --protocol unified@3 --option stateMessagePlacement=trailing_user state.json
     """
+    from protocols import read_state_file, resolve_ref
+
     with user_errors():
         proto = resolve_ref(protocol, parse_options(option))
         loaded = read_state_file(state)

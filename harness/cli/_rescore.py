@@ -9,13 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from harness.plan import PlanError, load_plan
-from harness.results import is_sweep, read_sweep
-from protocols import InvalidInput
-
 from ._app import EXIT_INVALID, EXIT_OK, EXIT_UNMET, app, err_console, fail, reflow_help
-from ._run_gate import show_expectations
-from ._run_view import console, where
 
 
 @app.command("rescore")
@@ -62,9 +56,15 @@ def rescore_cmd(
     re-scored, but an expectation of the plan is unmet (a run that had stopped early exits 0: its
     verdicts were never final); 1 an internal defect of the harness.
     """
+    from harness.plan import PlanError, load_plan
+    from harness.results import is_sweep, read_sweep
     from harness.runner import StorageError, shared, storage_problem
     from harness.stats import TESTS
     from harness.workflows import rescore
+    from protocols import InvalidInput
+
+    from ._run_gate import show_expectations
+    from ._run_view import console, where
 
     if test is not None and test not in TESTS:
         fail(f"--test {test!r}: expected one of {', '.join(TESTS)}")

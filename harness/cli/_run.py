@@ -9,50 +9,34 @@ run was rendered. ``--dry-run`` shows the design review ``harness validate`` sho
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from harness.plan import Plan, PlanError, load_plan
-from harness.results import is_sweep
-from harness.runner import (
-    ParamsRefused,
-    PriceUnknown,
-    ResumeRefused,
-    RunChoices,
-    RunDir,
-    RunOutcome,
-    RunRequest,
-    Settings,
-    check_params,
-    default_out_dir,
-    execute,
-    parse_price,
-    prepare_prices,
-    read_settings,
-    restore,
-)
-
-from ._app import EXIT_INVALID, app, err_console, fail, interruptible, reflow_help
-from ._run_gate import (
+from ._app import (
+    DOC_CACHE,
     DOC_EXPECT,
     DOC_JUNIT,
+    DOC_MODEL,
     DOC_REASONING,
     DOC_REPEATS,
     DOC_SEED,
     DOC_STRICT,
     DOC_TEMPERATURE,
     EXIT_CODES,
+    EXIT_INVALID,
     ReasoningChoice,
-    design_gate,
-    dry_code,
-    finish_run,
-    prepare,
+    app,
+    err_console,
+    fail,
+    interruptible,
+    reflow_help,
 )
-from ._run_sweep import DOC_CACHE, DOC_MODEL, run_sweep
-from ._run_view import Progress, dry_run, guarded, price_refused, summary
+
+if TYPE_CHECKING:
+    from harness.plan import Plan
+    from harness.runner import RunRequest
 
 _DOC_TOKENS = ("Total-token cap, input + output (overrides the plan's maxTotalTokens); in a sweep, the pool all models "
                "share. Raise it to resume a run stopped at budget_exhausted:totalTokens.")
@@ -175,6 +159,28 @@ def run_cmd(
 
     {exit_codes}
     """
+    from harness.plan import PlanError, load_plan
+    from harness.results import is_sweep
+    from harness.runner import (
+        ParamsRefused,
+        PriceUnknown,
+        ResumeRefused,
+        RunChoices,
+        RunDir,
+        RunRequest,
+        Settings,
+        check_params,
+        default_out_dir,
+        parse_price,
+        prepare_prices,
+        read_settings,
+        restore,
+    )
+
+    from ._run_gate import design_gate, dry_code, prepare
+    from ._run_sweep import run_sweep
+    from ._run_view import dry_run, price_refused
+
     try:
         plan, sha256 = load_plan(plan_path)
     except PlanError as exc:
@@ -250,6 +256,13 @@ run_cmd.__doc__ = (run_cmd.__doc__ or "").replace("{exit_codes}", EXIT_CODES)
 
 
 def _execute(request: RunRequest, junit: Path | None) -> int:
+    import asyncio
+
+    from harness.runner import RunOutcome, execute
+
+    from ._run_gate import finish_run
+    from ._run_view import Progress, guarded, summary
+
     progress = Progress(request)
 
     def work() -> RunOutcome:

@@ -1,6 +1,6 @@
 """``harness run`` as a CI gate and with quick overrides: ``--expect``, ``--junit``, ``--strict``,
-``--temperature``, ``--seed``, ``--repeats``, ``--reasoning-effort``. What the options mean is here;
-``_run`` only passes them.
+``--temperature``, ``--seed``, ``--repeats``, ``--reasoning-effort``. What the options do is here
+(their help texts are in ``_app``, light for ``--help``); ``_run`` only passes them.
 
 Exit codes, in order of precedence: 2 invalid input (nothing ran), 5 ``--strict`` and the design
 review of the plan as it would run (overrides applied) found a problem (checked after every exit-2
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from enum import Enum, StrEnum
+from enum import Enum
 from pathlib import Path
 
 from harness.analysis import DesignReview, review_design
@@ -30,60 +30,21 @@ from harness.runner._overrides import OverrideError, OverrideSpec, apply_overrid
 from harness.workflows import SweepOutcome
 
 from ._app import (
+    EXIT_DESIGN,
     EXIT_INTERRUPTED,
     EXIT_INVALID,
     EXIT_NO_VERDICT,
     EXIT_OK,
     EXIT_STOPPED,
     EXIT_UNMET,
+    ReasoningChoice,
     err_console,
     fail,
 )
-from ._design_view import EXIT_DESIGN, print_review
+from ._design_view import print_review
 from ._run_view import console
 
-DOC_EXPECT = ("Expected stage outcome GROUP:STAGE=STATUS (repeatable), e.g. A:simple=passed; STATUS is passed, "
-              "failed, inconclusive, skipped or not_reached. Added to the plan's expect list (on the same group and "
-              "stage this one wins). An unmet expectation makes the run exit 4. In a sweep every model must meet it.")
-DOC_JUNIT = ("Write JUnit XML here: one test case per trial (class group.stage), failures with their failure mode "
-             "and failed checks, errors for infrastructure errors, skipped for skipped trials.")
-DOC_TEMPERATURE = "Override the plan's models.sampling.temperature (0 to 2); recorded in report.json as an override."
-DOC_SEED = "Override the plan's models.sampling.seed; recorded in report.json as an override."
-DOC_REASONING = ("The agent's reasoning effort: none, minimal, low, medium or high (overrides the plan's "
-                 "models.reasoningEffort; litellm's reasoning_effort: Anthropic thinking, Gemini thinking). Where "
-                 "thinking takes a token budget, each agent call's output cap is the plan's maxOutputTokensPerCall "
-                 "plus that budget. The maintainer's calls keep none. Recorded in report.json as an override.")
-
-
-class ReasoningChoice(StrEnum):
-    """The values ``--reasoning-effort`` takes (``harness.models.REASONING_EFFORTS``), as typer's choice."""
-
-    none = "none"
-    minimal = "minimal"
-    low = "low"
-    medium = "medium"
-    high = "high"
-
-
 assert tuple(c.value for c in ReasoningChoice) == REASONING_EFFORTS
-DOC_REPEATS = ("Override a stage's repeats: STAGE=N (repeatable), e.g. simple=5; recorded in report.json as an "
-               "override. A sequential stage takes only its last look.")
-DOC_STRICT = (f"Exit {EXIT_DESIGN} before any model call when the design review of the plan (as it would run, "
-              "overrides applied) finds a problem, as `harness validate --strict` does (for CI).")
-EXIT_CODES = ("Exit codes: 0 the experiment ran to its end, some trial reached a verdict and every expectation is "
-              "met (whatever the verdicts); 2 invalid input or an unusable environment (nothing ran; e.g. a remote "
-              "model without a price under a USD cap, or a provider parameter the model does not take, such as "
-              "reasoning_effort on a model without reasoning, named with its fix); 3 stopped early (budget, stop "
-              "condition, a server's context limit, interrupt; the report "
-              "is still written, --resume continues it); 6 ran to its end but no trial reached a verdict (passed or "
-              "failed): every group held back by the preflight, or every call refused or errored, and a sentence "
-              "says which (the report is still written); 4 ran to its end but an expectation (--expect or the "
-              "plan's expect) is unmet, each one listed; 5 --strict and the design review found a problem (nothing "
-              "ran; checked after the exit-2 checks, before any model call); 1 an internal defect of the harness; "
-              "130 interrupted (Ctrl-C) before the run started (nothing ran), or while the report was rendered "
-              "after every trial had finished (the run is completed and report.json written; `harness report "
-              "DIR` renders report.html / report.md). A run that both stops early and misses an expectation exits "
-              "3: its verdicts are not final yet.")
 
 
 @dataclass

@@ -18,11 +18,6 @@ from ._design_view import print_review
 from ._run_gate import design_gate, dry_code, finish_sweep
 from ._run_view import Progress, budget_text, console, continue_hint, dry_run, guarded, price_refused, summary, where
 
-DOC_MODEL = ("Agent model (litellm string); default: the plan's. Repeat it to sweep several models into one "
-             "directory (one run per model, one shared budget).")
-DOC_CACHE = ("Response cache directory (opt-in): a request asked before (same model, messages, tools, sampling, "
-             "repeat) is answered from it without calling the model, and marked as cached; new responses are added. "
-             "A folder the run cannot write (a file in the way, read-only) is refused before any call (exit 2).")
 _COLOURS = {"passed": "green", "failed": "red", "inconclusive": "yellow"}
 
 

@@ -7,8 +7,6 @@ from pathlib import Path
 
 import typer
 
-from harness.plan import plan_json_schema_text
-
 from ._app import app, fail
 
 
@@ -19,6 +17,8 @@ def schema_cmd(
     ),
 ) -> None:
     """Write the JSON Schema of experiment plans (generated from the pydantic models)."""
+    from harness.plan import plan_json_schema_text
+
     text = plan_json_schema_text()
     if out == "-":
         sys.stdout.write(text)

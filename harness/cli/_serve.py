@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 
 import typer
-from pydantic import ValidationError
 
 from ._app import EXIT_DEFECT, app, err_console, fail, plain
 
@@ -39,6 +38,8 @@ def serve_scripted_cmd(
 ) -> None:
     """Serve a scripted model (OpenAI-compatible) on loopback until Ctrl-C; use it with
     `--model openai/<name> --api-base <printed URL>` and any non-empty API key."""
+    from pydantic import ValidationError
+
     from harness.scripted import get_scripted
     from harness.server import ServerConfig, parse_fault_kinds, parse_fault_schedule, serve_forever
 

@@ -3,15 +3,16 @@ the design review of a valid plan (X-41), and with ``--strict`` exit 5 on any de
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from harness.analysis import review_design
-from harness.plan import Plan, PlanError, load_plan, price_problems
+from ._app import EXIT_DESIGN, EXIT_INVALID, app, err_console, plain, print_json, reflow_help
 
-from ._app import EXIT_INVALID, app, err_console, plain, print_json, reflow_help
-from ._design_view import EXIT_DESIGN, print_review
+if TYPE_CHECKING:
+    from harness.plan import Plan
 
 
 def _say(console: Console, text: str) -> None:
@@ -70,6 +71,11 @@ def validate_cmd(
     comparison can show at the planned n (smallest p of the plan's test, separable at the plan's alpha, power for
     analysis.effect), repeats at temperature 0, required checks that cannot be exercised, and where a
     sequential stage can first stop; --strict exits 5 on any design problem."""
+    from harness.analysis import review_design
+    from harness.plan import PlanError, load_plan, price_problems
+
+    from ._design_view import print_review
+
     try:
         plan, sha256 = load_plan(plan_path)
     except PlanError as exc:

@@ -20,8 +20,8 @@ import pytest
 from typer.testing import CliRunner
 
 import harness.cli
+import harness.plan
 import harness.rendering
-from harness.cli import _run as cli_run
 from harness.cli import app
 from harness.results import read_report, read_sweep
 from harness.runner import _runner
@@ -106,13 +106,13 @@ def test_sigint_while_a_sweep_model_renders_stops_the_sweep_once_and_keeps_the_r
 def test_sigint_before_the_run_started_is_one_line_exit_130(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Defect B1: a Ctrl-C while the plan loads (before any directory or call) printed a traceback."""
     pause = Pause(tmp_path, "load")
-    real = cli_run.load_plan
+    real = harness.plan.load_plan  # `harness run` imports it when the command starts
 
     def load_plan(path: str) -> Any:
         pause()
         return real(path)
 
-    monkeypatch.setattr(cli_run, "load_plan", load_plan)
+    monkeypatch.setattr(harness.plan, "load_plan", load_plan)
     out, log = tmp_path / "run", tmp_path / "run.log"
     child = start(["run", str(FIXED_PLAN), *SMALL, "--out", str(out)], log)
     pause.interrupt(child.pid)
