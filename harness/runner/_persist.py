@@ -251,14 +251,25 @@ class RunDir:
 class _Syncer:
     """fsyncs the appended files on a thread of its own: a batch of lines costs one fsync per file, and
     the caller (the event loop) never waits for the disk. ``stop`` waits until everything written is
-    synced; an fsync's ``OSError`` is raised by the next ``check`` or by ``stop``."""
+    synced; an fsync's ``OSError`` is raised by the next ``check`` or by ``stop``.
 
-    def __init__(self) -> None:
+    Group commit: the first line after a quiet spell is synced at once; lines written while a sync runs
+    or within ``window_s`` after it wait for the next one, so a busy run wakes this thread at most once per
+    window instead of once per line (each wake-up took the GIL from the event loop: Q-3 measured 0.5 to
+    0.8 ms per model call in ``notify``). Every line is flushed to the OS when written (``_append``); the
+    window only delays its fsync."""
+
+    def __init__(self, window_s: float = 0.05) -> None:
         self._pending: dict[int, IO[str]] = {}
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
         self._stopping = False
+        self._idle = False
+        """The thread waits for work (a ``dirty`` must wake it), rather than sitting out its window."""
         self._error: OSError | None = None
+        self.window_s = window_s
+        self.wakeups = 0
+        """How often ``dirty`` woke the thread (tests: a burst of lines wakes it once)."""
 
     def dirty(self, fh: IO[str]) -> None:
         with self._cond:
@@ -267,7 +278,10 @@ class _Syncer:
                 self._stopping = False
                 self._thread = threading.Thread(target=self._run, name="run-dir-fsync", daemon=True)
                 self._thread.start()
-            self._cond.notify_all()
+            elif self._idle:
+                self._idle = False
+                self.wakeups += 1
+                self._cond.notify_all()
 
     def check(self) -> None:
         with self._cond:
@@ -289,7 +303,9 @@ class _Syncer:
         while True:
             with self._cond:
                 while not self._pending and not self._stopping:
+                    self._idle = True
                     self._cond.wait()
+                self._idle = False
                 if not self._pending:
                     return
                 batch = list(self._pending.values())
@@ -302,6 +318,9 @@ class _Syncer:
                 except OSError as exc:
                     with self._cond:
                         self._error = self._error or exc
+            with self._cond:  # sit out the window: what is written meanwhile shares the next fsync
+                if not self._stopping:
+                    self._cond.wait(self.window_s)
 
 
 def _open_append(path: Path) -> IO[str]:
