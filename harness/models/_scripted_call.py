@@ -16,6 +16,8 @@ import json
 from collections.abc import Callable
 from typing import Any, Protocol
 
+import harness
+
 from ._errors import ModelCallError, UnreadableInput
 from ._types import ToolCallOut
 
@@ -75,6 +77,7 @@ def count_tokens(
 
 def completion_tokens(content: str | None, tool_calls: list[ToolCallOut]) -> int:
     """Tokens of a reply: its text, then each call's name and arguments, as one response text."""
+    harness.import_litellm()  # collector paused, then frozen
     import litellm
 
     text = (content or "") + "".join(c.name + c.arguments for c in tool_calls)
@@ -126,6 +129,7 @@ def cap_reply(
 
 
 def _tokens(text: str) -> int:
+    harness.import_litellm()  # collector paused, then frozen
     import litellm
 
     return len(litellm.encode(model="", text=text)) if text else 0
@@ -133,6 +137,7 @@ def _tokens(text: str) -> int:
 
 def _head(text: str, limit: int) -> str:
     """The longest prefix of ``text`` within ``limit`` tokens (no half character at the cut)."""
+    harness.import_litellm()  # collector paused, then frozen
     import litellm
 
     tokens = litellm.encode(model="", text=text)

@@ -13,6 +13,8 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+import harness
+
 from ._scripted_call import ResolveModel, unregistered
 
 if TYPE_CHECKING:
@@ -29,6 +31,7 @@ def ensure_litellm() -> tuple[ModuleType, RequestCapture]:
     """Import and configure litellm once; return it with the request-capture logger."""
     with _LOCK:
         if "litellm" not in _STATE:
+            harness.import_litellm()  # collector paused, then frozen
             import litellm
 
             # litellm builds some pydantic schemas lazily, on the first call down a given path;

@@ -15,11 +15,14 @@ import json
 from functools import lru_cache
 from typing import Any
 
+import harness
+
 
 def request_tokens(model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> int:
     """``litellm.token_counter(model=model, messages=messages, tools=tools)``, uncached."""
     # litellm itself, not ``ensure_litellm``: the scripted provider, which ``_setup`` registers, counts
     # with this module (an import circle otherwise); the offline switches are set by ``harness``.
+    harness.import_litellm()  # collector paused, then frozen
     import litellm
 
     litellm.disable_hf_tokenizer_download = True  # as ``_setup`` does: never fetch a tokenizer

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import harness
+
 from ._models import Plan
 
 
 def _litellm_knows(model: str) -> bool:
+    harness.import_litellm()  # collector paused, then frozen
     import litellm  # harness/__init__ has set the offline switches already
 
     try:

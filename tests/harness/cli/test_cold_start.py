@@ -22,7 +22,7 @@ HEAVY = ("litellm", "pandas", "matplotlib", "scipy", "numpy", "pydantic", "duckd
          "harness.runner", "harness.plan")
 
 _PROBE = """
-import json, sys
+import gc, json, sys
 from harness.cli import main
 loaded = {}
 for argv in json.loads(sys.argv[1]):
@@ -32,12 +32,14 @@ for argv in json.loads(sys.argv[1]):
     except SystemExit as exc:
         assert exc.code in (0, None), (argv, exc.code)
     loaded[argv[0]] = sorted(m for m in HEAVY if m in sys.modules)
+loaded["gc"] = [gc.isenabled(), gc.get_freeze_count()]
 print(json.dumps(loaded))
 """.replace("HEAVY", repr(HEAVY))
 
 
 def _loaded(*commands: list[str]) -> dict[str, list[str]]:
-    """The heavy packages in ``sys.modules`` after each command, run one after the other in one process."""
+    """The heavy packages in ``sys.modules`` after each command, run one after the other in one process
+    (and under "gc": whether the garbage collector is on, and how many objects it leaves frozen)."""
     out = subprocess.run([sys.executable, "-c", _PROBE, json.dumps(list(commands))], capture_output=True,
                          text=True, cwd=ROOT, timeout=120, check=True)
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
@@ -47,6 +49,7 @@ def test_q4_help_validate_power_render_import_no_litellm() -> None:
     loaded = _loaded(["--help"], ["validate", str(PLAN)], ["power", "--control", "0.9", "--treatment", "0.3"],
                      ["render", "--protocol", "unified@3", str(STATE)])
     assert loaded["--help"] == []  # nothing heavy for the help text: not even the harness's own packages
+    assert loaded["gc"] == [True, 0]  # no litellm import, nothing frozen
     assert "litellm" not in loaded["validate"] and "pandas" not in loaded["validate"]
     assert "matplotlib" not in loaded["validate"]
     assert "litellm" not in loaded["power"] and "litellm" not in loaded["render"]
@@ -56,6 +59,9 @@ def test_q4_a_dry_run_imports_litellm_for_its_offline_bodies_and_nothing_for_plo
     loaded = _loaded(["run", str(PLAN), "--dry-run"])
     assert "litellm" in loaded["run"]
     assert "matplotlib" not in loaded["run"] and "pandas" not in loaded["run"]
+    # litellm's import left frozen: the collector never walks its objects again, and still runs for new ones
+    enabled, frozen = loaded["gc"]
+    assert enabled and int(frozen) > 100_000
 
 
 def test_q4_metrics_are_written_without_pandas(tmp_path: Path) -> None:
