@@ -129,7 +129,8 @@ def main() -> None:
     print(json.dumps({"figure": "q3_runner_cpu_per_call_ms", "ms": round(cpu_per_call_ms, 2),
                       "limitMs": CPU_LIMIT_MS, "ok": cpu_per_call_ms <= CPU_LIMIT_MS, "cpuS": round(cpu, 2),
                       "importCpuS": round(import_cpu, 2), "cpus": os.cpu_count(),
-                      "note": "importCpuS: litellm's one-off import, paid inside the run and included in ms"}), flush=True)
+                      "note": "importCpuS: litellm's one-off import, paid inside the run, included in ms"}),
+                     flush=True)
     print(json.dumps({"figure": "q3_litellm_floor_cpu_per_call_ms", "ms": round(floor_ms, 2),
                       "harnessMs": round(cpu_per_call_ms - floor_ms, 2),
                       "note": "the run's own provider bodies replayed through litellm.acompletion alone, one at a "
