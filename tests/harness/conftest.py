@@ -1,4 +1,5 @@
-"""Fixtures shared across the harness tests: the fixed plan swept over two scripted models (run once)."""
+"""Fixtures shared across the harness tests: the fixed plan swept over two scripted models (run once:
+the tests that use it are one xdist group, so one worker runs the sweep and all of them)."""
 
 from __future__ import annotations
 
@@ -29,3 +30,9 @@ def fixed_sweep(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int, st
     result = CliRunner().invoke(app, ["run", str(FIXED_PLAN), "--model", SWEPT[0], "--model", SWEPT[1], *SWEEP_CAPS,
                                       "--concurrency", "16", "--out", str(out)])
     return out, result.exit_code, result.output
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "fixed_sweep" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("fixed_sweep"))

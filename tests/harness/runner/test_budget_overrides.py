@@ -11,13 +11,15 @@ import json
 import math
 import re
 import shlex
+import time
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from harness.cli import app
 from harness.results import read_sweep
-from harness.runner import budget_stop
+from harness.runner import _budget, budget_stop
 from tests.harness.conftest import SWEEP_CAPS, SWEPT
 from tests.harness.runner._run import FIXED_PLAN
 
@@ -113,11 +115,29 @@ def test_the_readme_sweep_command_is_the_one_the_fixture_runs() -> None:
     assert sweep[5:9] == SWEEP_CAPS and sweep[9] == "--out"
 
 
-def test_a_run_stopped_by_the_wall_clock_resumes_with_a_raised_wall_cap(tmp_path: Path) -> None:
+class _FastClock:
+    """The budget's wall clock, ``step`` s further ahead at each reading: a group of the fixed plan
+    outlasts a 1 s cap after a few calls on any machine, with no real second waited."""
+
+    def __init__(self, step: float) -> None:
+        self.step, self.ahead = step, 0.0
+
+    def monotonic(self) -> float:
+        self.ahead += self.step
+        return time.monotonic() + self.ahead
+
+
+def test_a_run_stopped_by_the_wall_clock_resumes_with_a_raised_wall_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A resume counts the time already run, so a run stopped at wall_clock needs --max-wall-seconds
-    (before: 'no command-line override, so a resume cannot continue')."""
+    (before: 'no command-line override, so a resume cannot continue'). One group (v1, every stage) is
+    the run; the resume restores that selection, so its hint carries only the raised cap."""
+    clock = _FastClock(0.25)
+    monkeypatch.setattr(_budget, "time", clock)
     out = tmp_path / "run"
-    code, text = _cli("run", str(FIXED_PLAN), "--concurrency", "1", "--max-wall-seconds", "1", "--out", str(out))
+    code, text = _cli("run", str(FIXED_PLAN), "--group", "v1", "--concurrency", "1", "--max-wall-seconds", "1",
+                      "--out", str(out))
     assert code == 3, text
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert report["stopReason"] == "wall_clock" and report["budget"]["limits"]["maxWallSeconds"] == 1
@@ -128,10 +148,12 @@ def test_a_run_stopped_by_the_wall_clock_resumes_with_a_raised_wall_cap(tmp_path
     assert int(hint[5]) == math.ceil(used + 60) and len(hint) == 6
     assert json.loads((out / "run.json").read_text(encoding="utf-8"))["settings"]["maxWallSeconds"] == 1
 
+    clock.step = 0.0  # the resume runs on real time
     code, text = _cli(*hint)  # exactly what was printed
     assert code == 0, text
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert report["status"] == "completed" and report["budget"]["limits"]["maxWallSeconds"] == int(hint[5])
+    assert {g["id"] for g in report["groups"]} == {"v1"}  # the selection was restored, not widened
     assert report["budget"]["spent"]["wallSeconds"] > 1  # the first stretch counts on
 
 
