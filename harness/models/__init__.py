@@ -13,7 +13,16 @@ from ._litellm import LiteLLMModel
 from ._local import PLACEHOLDER_KEY, is_loopback
 from ._pricing import Prices
 from ._reasoning import CLAUDE_THINKING_SAMPLING, claude_thinks, thinking_refuses
-from ._redact import REDACTED, needs_no_redaction, public_api_base, redact, redacted_json, secrets_from_env
+from ._redact import (
+    REDACTED,
+    needs_no_redaction,
+    public_api_base,
+    redact,
+    redact_owned,
+    redacted_from_json,
+    redacted_json,
+    secrets_from_env,
+)
 from ._scripted_call import ResolveModel, ScriptedModelLike
 from ._setup import ensure_litellm, scripted_resolver, use_scripted
 from ._tokens import message_tokens, prompt_tokens, tools_tokens
@@ -67,6 +76,8 @@ __all__ = [
     "prompt_tokens",
     "public_api_base",
     "redact",
+    "redact_owned",
+    "redacted_from_json",
     "redacted_json",
     "scripted_resolver",
     "secrets_from_env",

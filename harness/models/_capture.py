@@ -2,7 +2,9 @@
 
 litellm hands ``log_pre_api_call`` the body it is about to send
 (``kwargs["additional_args"]["complete_input_dict"]``) next to the raw API key; only the body is
-copied, keyed by the ``litellm_call_id`` the adapter chose for that attempt. The adapter redacts it.
+copied, as its JSON text (``ensure_ascii=False``, odd leaves stringified), keyed by the ``litellm_call_id``
+the adapter chose for that attempt. The adapter decodes and redacts it (``redacted_from_json``): the text
+is encoded once and scanned once, and a clean body is never walked.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from litellm.integrations.custom_logger import CustomLogger
 class RequestCapture(CustomLogger):
     def __init__(self) -> None:
         super().__init__()
-        self._bodies: dict[str, dict[str, Any]] = {}
+        self._bodies: dict[str, str] = {}
         self._lock = threading.Lock()
 
     def log_pre_api_call(self, model: Any, messages: Any, kwargs: Any) -> None:
@@ -25,12 +27,13 @@ class RequestCapture(CustomLogger):
         body = (kwargs.get("additional_args") or {}).get("complete_input_dict")
         if not isinstance(call_id, str) or not isinstance(body, dict):
             return
-        # A JSON round trip detaches the copy from litellm's objects (and stringifies odd leaves).
-        copy = json.loads(json.dumps(body, default=str))
+        # The JSON text detaches the copy from litellm's objects (and stringifies odd leaves).
+        text = json.dumps(body, default=str, ensure_ascii=False)
         with self._lock:
-            self._bodies[call_id] = copy
+            self._bodies[call_id] = text
 
-    def pop(self, call_id: str) -> dict[str, Any] | None:
+    def pop(self, call_id: str) -> str | None:
+        """The body's JSON text (``ensure_ascii=False``), unredacted: decode it with ``redacted_from_json``."""
         with self._lock:
             return self._bodies.pop(call_id, None)
 

@@ -101,6 +101,26 @@ def redacted_json(obj: Any, secrets: Iterable[str] | None = None) -> str:
     return json.dumps(_walk(obj, known), ensure_ascii=False)
 
 
+def redacted_from_json(text: str, secrets: Iterable[str] | None = None) -> Any:
+    """``redact(json.loads(text), secrets)`` for JSON text written with ``ensure_ascii=False``, without the
+    walk when the text passes none of its tests (``_clean``, as in ``redacted_json``): the decoded value is
+    then a fresh copy that the walk would have returned unchanged."""
+    known = _prepared(secrets_from_env() if secrets is None else secrets)
+    obj = json.loads(text)
+    return obj if _clean(text, known) else _walk(obj, known)
+
+
+def redact_owned(obj: Any, secrets: Iterable[str] | None = None) -> Any:
+    """``redact(obj, secrets)`` for a value the caller owns alone (e.g. a fresh ``model_dump``): ``obj``
+    itself when its JSON text passes none of the walk's tests (``_clean``), else the walk's redacted copy."""
+    known = _prepared(secrets_from_env() if secrets is None else secrets)
+    try:
+        text = json.dumps(obj, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return _walk(obj, known)
+    return obj if _clean(text, known) else _walk(obj, known)
+
+
 _FOLDS_TO_ASCII = tuple(c.encode() for c in "\u0130\u0131\u017f\u212a")
 """The only characters beyond ASCII that a case-insensitive ``re`` matches to an ASCII letter (İ, ı: i;
 ſ: s; K: k); tests/harness/models/test_redact.py finds them again among all of Unicode."""

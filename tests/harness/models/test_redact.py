@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.models import REDACTED, redact, redacted_json, secrets_from_env
+from harness.models import REDACTED, redact, redact_owned, redacted_from_json, redacted_json, secrets_from_env
 from harness.models._redact import _FOLDS_TO_ASCII, _SENSITIVE_KEYS, redact_text
 
 SECRET = "local-PLANTED-0123456789"
@@ -97,6 +97,31 @@ def test_o30_redacted_json_is_the_json_of_redact(tree: object, secret: str) -> N
     assert redacted_json(tree, [secret]) == json.dumps(redact(tree, [secret]), ensure_ascii=False)
     wrapped = {"request": {"messages": [{"role": "user", "content": tree}]}, "cacheKey": None}
     assert redacted_json(wrapped, [secret]) == json.dumps(redact(wrapped, [secret]), ensure_ascii=False)
+
+
+@settings(max_examples=400, deadline=None)
+@given(tree=_TREE, secret=st.sampled_from([SECRET, 'sk"quote\\d\n', "ordinary-long"]))
+def test_o30_a_captured_body_decoded_and_redacted_once_equals_redact(tree: object, secret: str) -> None:
+    """The adapter's path (the capture's JSON text, decoded and redacted with no walk when clean) and its
+    raw response (a value it owns, kept when clean) give what redact gives on the JSON form."""
+    wrapped = {"model": "m", "messages": [{"role": "user", "content": tree}], "api_key": secret}
+    text = json.dumps(wrapped, default=str, ensure_ascii=False)
+    form = json.loads(text)
+    assert redacted_from_json(text, [secret]) == redact(form, [secret])
+    owned = json.loads(text)
+    out = redact_owned(owned, [secret])
+    assert out == redact(form, [secret])
+    if out is owned:  # kept only when nothing in it changes (a false alarm of the scan walks, equally right)
+        assert out == form
+    if out != form:
+        assert out is not owned
+
+
+def test_o30_a_clean_captured_body_is_not_walked() -> None:
+    text = json.dumps({"messages": [{"role": "user", "content": "plain"}]}, ensure_ascii=False)
+    assert redacted_from_json(text, [SECRET]) == {"messages": [{"role": "user", "content": "plain"}]}
+    dirty = json.dumps({"messages": [{"role": "user", "content": "key " + SECRET}]}, ensure_ascii=False)
+    assert redacted_from_json(dirty, [SECRET]) == {"messages": [{"role": "user", "content": "key " + REDACTED}]}
 
 
 def test_o30_redacted_json_catches_each_trigger_alone() -> None:
