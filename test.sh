@@ -14,11 +14,12 @@ nice -n 10 .venv/bin/mypy > "$mypy_log" 2>&1 &
 mypy_pid=$!
 trap 'kill "$mypy_pid" 2>/dev/null || true; rm -f "$mypy_log"' EXIT
 # -n auto: one pytest worker per core (xdist); the suite is CPU-bound and takes half the time on 2 cores.
-# --dist loadgroup: the tests of the shared fixed-plan sweep are one group (tests/harness/conftest.py),
-# so one worker runs that sweep, not each; tests/conftest.py hands out the longest tests first.
+# --dist loadscope: a module's tests go to one worker, so a module-scoped fixture (a whole run) runs
+# once; --no-loadscope-reorder keeps the collection order, in which tests/conftest.py puts the
+# modules of the longest tests first (else the one-test modules, the longest, would go last).
 # -rs: each skipped test is listed with its reason (the real-model test waits for LLAMA_API_BASE).
 pytest_status=0
-.venv/bin/python -m pytest -n auto --dist loadgroup -rs "$@" || pytest_status=$?
+.venv/bin/python -m pytest -n auto --dist loadscope --no-loadscope-reorder -rs "$@" || pytest_status=$?
 mypy_status=0
 wait "$mypy_pid" || mypy_status=$?
 if [ "$mypy_status" = 0 ]; then

@@ -1,6 +1,7 @@
-"""Test order for the xdist workers (./test.sh runs ``pytest -n auto --dist loadgroup``): the tests
-that take tens of seconds each (cold processes, servers, whole runs over HTTP) are handed out first, so
-they run beside the short ones instead of leaving one worker alone with the last of them. Order only:
+"""Test order for the xdist workers (./test.sh runs ``pytest -n auto --dist loadscope
+--no-loadscope-reorder``, a module at a time in collection order): the modules of the tests that take
+tens of seconds each (cold processes, servers, whole runs over HTTP) are handed out first, so they
+run beside the short ones instead of leaving one worker alone with the last of them. Order only:
 every test runs and proves what it did."""
 
 from __future__ import annotations
