@@ -124,8 +124,11 @@ def redact_owned(obj: Any, secrets: Iterable[str] | None = None) -> Any:
 _FOLDS_TO_ASCII = tuple(c.encode() for c in "\u0130\u0131\u017f\u212a")
 """The only characters beyond ASCII that a case-insensitive ``re`` matches to an ASCII letter (İ, ı: i;
 ſ: s; K: k); tests/harness/models/test_redact.py finds them again among all of Unicode."""
-_KEY_ENDS = (b'key":', b'ion":', b'ken":', b'rer":', b'ord":', b'ret":', b'kie":')
-"""How every name ``_SENSITIVE_KEYS`` matches ends (lowered), as a key in JSON text: ``"api_key": ``."""
+_SENSITIVE_KEY_IN_JSON = re.compile(b'"(?:' + _SENSITIVE_KEYS.pattern[2:-2].encode() + b')":')
+"""A key ``_SENSITIVE_KEYS`` matches, as it stands in lowered JSON text (``"api_key":``): its alternatives are
+lowercase ASCII without a quote, so in the text they sit between a quote and ``":``. One search of the whole
+text (a request's tool schemas hold dozens of ``"description":`` that a per-ending scan decoded one by one);
+an escaped quote before a name (``"x\\"api_key":``) matches too, and the walk then decides, as before."""
 
 
 def needs_no_redaction(text: str, secrets: Iterable[str] = ()) -> bool:
@@ -146,15 +149,7 @@ def _clean(text: str, secrets: tuple[str, ...]) -> bool:
         return False
     if any(c in data for c in _FOLDS_TO_ASCII):  # a key could match _SENSITIVE_KEYS through one
         return False
-    for end in _KEY_ENDS:
-        at = low.find(end)
-        while at != -1:
-            close = at + len(end) - 2  # the key's closing quote
-            name = low[low.rfind(b'"', 0, close) + 1 : close]
-            if _SENSITIVE_KEYS.match(name.decode()):
-                return False
-            at = low.find(end, at + 1)
-    return True
+    return _SENSITIVE_KEY_IN_JSON.search(low) is None
 
 
 @lru_cache(maxsize=256)
