@@ -87,6 +87,20 @@ def timed(fn: Callable[[], object], repeats: int) -> list[float]:
     return out
 
 
+def next_steps(store: SessionStore, session: str, run_id: str, engine: Engine, repeats: int) -> list[float]:
+    """The projection of the window at the next step of the same session (one more message each time):
+    what a run's second and later steps pay, with the rows and previews read at the step before kept."""
+    out = []
+    for i in range(repeats + 1):
+        store.append(session, MessageDraft(run_id=run_id, window_id="main", role="assistant", kind="text",
+                                           content=f"step {i}"))
+        frozen = FrozenView(revision=store.revision(session), upper_bound=store.max_index(session), run_id=run_id)
+        start = time.perf_counter()
+        engine.protocol.project(store, session, frozen, AGENT, engine.host, engine.business_schemas)
+        out.append(time.perf_counter() - start)
+    return out[1:]
+
+
 def emit(figure: str, **fields: Any) -> None:
     print(json.dumps({"figure": figure, **fields}, ensure_ascii=False), flush=True)
 
@@ -162,6 +176,7 @@ async def main_async(repeats: int, backend: str, tmp: Path, profile: str | None 
         segment_tokens(MODEL, projected.messages, sources, projected.tools)
 
     parts["segment_tokens_uncached"] = timed(uncached, repeats)
+    parts["project_next_step"] = next_steps(store, session, frozen.run_id, engine, repeats)
     for name, samples in parts.items():
         emit("q2_part_ms", part=name, medianMs=median_ms(samples), requestMessages=visible, store=backend)
     turn_ms, direct_ms = median_ms(turn), median_ms(direct)

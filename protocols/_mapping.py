@@ -7,6 +7,7 @@ scans the session (Q-1) and never writes anything (P-1).
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -69,6 +70,26 @@ def _raw_message(msg: RawMessage, content: Any) -> dict[str, Any]:
     return out
 
 
+_PREVIEWS: dict[int, tuple[RawMessage, int, bool, Any]] = {}
+"""A tool result's shown content by its stored message (held, so its id is not reused while kept)."""
+_PREVIEWS_MAX = 4096
+_PREVIEWS_LOCK = threading.Lock()
+
+
+def _preview(raw: RawMessage, limit: int, has_windows: bool) -> Any:
+    """``tool_result_preview`` of a stored tool result, computed once per message (Q-2: every step shows
+    the window's results again; a raw message never changes, P-1)."""
+    hit = _PREVIEWS.get(id(raw))
+    if hit is not None and hit[0] is raw and hit[1] == limit and hit[2] == has_windows:
+        return hit[3]
+    content = tool_result_preview(raw, limit, has_windows)
+    with _PREVIEWS_LOCK:
+        if len(_PREVIEWS) >= _PREVIEWS_MAX:  # the oldest goes first
+            _PREVIEWS.pop(next(iter(_PREVIEWS)))
+        _PREVIEWS[id(raw)] = (raw, limit, has_windows, content)
+    return content
+
+
 def _window_history(
     protocol: ProtocolVersion,
     store: SessionStore,
@@ -80,10 +101,12 @@ def _window_history(
 ) -> list[_Item]:
     """P-10 … P-14 in the source's order: window filter and protected run inputs, then folds in place
     (step 3), then GUI projection over what is still visible, then large tool result previews (step 4)."""
-    window_msgs = store.window_messages(session_id, window_id, covered, frozen.upper_bound)
-    seen = {m.id for m in window_msgs}
-    protected = [m for m in store.run_inputs(session_id, frozen.run_id, frozen.upper_bound) if m.id not in seen]
-    messages = sorted([*window_msgs, *protected], key=lambda m: m.index)
+    messages = store.window_messages(session_id, window_id, covered, frozen.upper_bound)
+    # the run's inputs that the window filter left out (another window's, or covered)
+    protected = [m for m in store.run_inputs(session_id, frozen.run_id, frozen.upper_bound)
+                 if m.window_id != window_id or m.index <= covered]
+    if protected:
+        messages = sorted([*messages, *protected], key=lambda m: m.index)
 
     folded: dict[str, tuple[str, dict[str, Any]]] = {}
     if protocol.has_folds:
@@ -92,20 +115,22 @@ def _window_history(
                 for mid in fold.get("messageIds", []):
                     folded[mid] = (key.removeprefix("fold/"), fold)
 
-    visible = [m for m in messages if m.id not in folded]
+    shown: dict[str, RawMessage] | None = None
     if protocol.options.guiProjection:  # after the folds: a folded screenshot is no longer in the view
-        visible = gui_projection(visible)
-    shown = {m.id: m for m in visible}
+        shown = {m.id: m for m in gui_projection([m for m in messages if m.id not in folded])}
 
+    limit, has_windows = host.toolResultPreviewCharacters, protocol.has_windows
     items: list[_Item] = []
     placed: set[str] = set()
     for msg in messages:
-        hit = folded.get(msg.id)
+        hit = folded.get(msg.id) if folded else None
         if hit is None:
-            raw = shown[msg.id]
+            raw = msg if shown is None else shown[msg.id]
             content: Any = raw.content
             if raw.kind == "tool_result":
-                content = tool_result_preview(raw, host.toolResultPreviewCharacters, protocol.has_windows)
+                # a GUI-projected result is a new value each step: its preview is not kept
+                content = (_preview(raw, limit, has_windows) if raw is msg
+                           else tool_result_preview(raw, limit, has_windows))
             items.append(_Item(raw.index, _raw_message(raw, content), _raw_source(raw.id), raw))
             continue
         fold_id, fold = hit

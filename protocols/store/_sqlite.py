@@ -86,6 +86,8 @@ _DECODED: dict[str, RawMessage] = {}
 """Stored bodies and their messages, oldest first (bounded by ``_DECODED_MAX``)."""
 _DECODED_MAX = 32768
 _DECODED_LOCK = threading.Lock()
+_WINDOWS_MAX = 128
+"""Windows whose messages a store keeps read (``SqliteStore._window_prefix``), per store."""
 
 
 def _message(body: str) -> RawMessage:
@@ -137,6 +139,7 @@ class SqliteStore(SessionStore):
         self.path = str(path)
         self._lock = threading.RLock()
         self._sessions: set[str] = set()
+        self._windows: dict[tuple[str, str, int], tuple[int, tuple[RawMessage, ...]]] = {}
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30.0)
         if self.path != ":memory:":
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -253,12 +256,35 @@ class SqliteStore(SessionStore):
         params: list[Any] = [session_id, window_id, after_index, upper_bound]
         with self._lock:
             self._known(session_id)
-            if limit is None:
-                rows = self._db.execute(_merged(where, "by_window"), params * 2).fetchall()
-            else:  # a page never reads past its own rows
+            if limit is not None:  # a page never reads past its own rows
                 sql = _merged(where, "by_window", limit=True)
                 rows = self._db.execute(sql, [*params, limit, *params, limit, limit]).fetchall()
-        return [_message(body) for _, body in rows]
+                return [_message(body) for _, body in rows]
+            return list(self._window_prefix(session_id, window_id, after_index, upper_bound))
+
+    def _window_prefix(self, session_id: str, window_id: str, after_index: int,
+                       upper_bound: int) -> tuple[RawMessage, ...]:
+        """A window's messages in (``after_index``, ``upper_bound``], read once (Q-2: each step projects the
+        window again). Rows at or below the session's last index never change (P-1: immutable, indices
+        only grow; archiving moves a row between the tiers this reads, never out of them), so the messages
+        read up to that index are kept and a later read of the same window fetches only the rows after it."""
+        key = (session_id, window_id, after_index)
+        seen, kept = self._windows.get(key, (after_index, ()))
+        if upper_bound < seen:  # an older frozen view: the kept messages up to its bound
+            return tuple(m for m in kept if m.index <= upper_bound)
+        if upper_bound == seen:
+            return kept
+        # every row at or below the last index read now was written (committed) with it, so the rows
+        # read after it hold all of them: only that far is kept
+        last = min(upper_bound, self._row(self._db, session_id)[1])
+        where = "session = ? AND window = ? AND idx > ? AND idx <= ?"
+        rows = self._db.execute(_merged(where, "by_window"), [session_id, window_id, seen, upper_bound] * 2).fetchall()
+        out = (*kept, *[_message(body) for _, body in rows])
+        if last > seen:
+            if len(self._windows) >= _WINDOWS_MAX and key not in self._windows:  # the oldest goes first
+                self._windows.pop(next(iter(self._windows)))
+            self._windows[key] = (last, tuple(m for m in out if m.index <= last) if last < upper_bound else out)
+        return out
 
     def run_inputs(self, session_id: str, run_id: str, upper_bound: int) -> list[RawMessage]:
         where = "session = ? AND run = ? AND kind = 'input' AND idx <= ?"  # matches the partial index
