@@ -39,12 +39,13 @@ def _remember(key: Any, piece: _Piece) -> _Piece:
     return piece
 
 
-def _piece(value: Any, secrets: tuple[str, ...]) -> _Piece:
+def _piece(value: Any, secrets: tuple[str, ...], plain: str | None = None) -> _Piece:
     """A JSON value's piece, by its content: a dict of text values by its items (in their order; equal
-    items, equal text), anything else by its JSON text."""
-    plain = None
-    if type(value) is dict and _TEXTUAL.issuperset(map(type, value.values())):
-        key: Any = (secrets, tuple(value.items()))
+    items, equal text), anything else by its JSON text (``plain``, when the caller has it)."""
+    if plain is not None:
+        key: Any = (secrets, plain)
+    elif type(value) is dict and _TEXTUAL.issuperset(map(type, value.values())):
+        key = (secrets, tuple(value.items()))
     else:
         plain = _dumps(value)
         key = (secrets, plain)
@@ -70,9 +71,10 @@ def _obj(items: list[tuple[str, str]]) -> str:
     return "{" + ", ".join(f"{_dumps(k)}: {v}" for k, v in items) + "}"
 
 
-def _encode(obj: dict[str, Any], secrets: tuple[str, ...]) -> tuple[str, str, bool]:
+def _encode(obj: dict[str, Any], secrets: tuple[str, ...], tools_json: str | None = None) -> tuple[str, str, bool]:
     """A request-like object's JSON as written and with sorted keys (its ``messages`` and ``tools`` joined from
-    pieces), and whether redaction leaves it as it is."""
+    pieces; ``tools_json`` the tools' JSON as written, when the caller has it), and whether redaction leaves it
+    as it is."""
     plain: dict[str, str] = {}
     ordered: dict[str, str] = {}
     clean = True
@@ -84,7 +86,7 @@ def _encode(obj: dict[str, Any], secrets: tuple[str, ...]) -> tuple[str, str, bo
             ordered[key] = "[" + ", ".join([p[1] for p in pieces]) + "]"
             clean = clean and all([p[2] for p in pieces])
         elif key == "tools" and value:
-            plain[key], ordered[key], tools_clean = _piece(value, secrets)
+            plain[key], ordered[key], tools_clean = _piece(value, secrets, tools_json)
             clean = clean and tools_clean
         else:
             plain[key] = _dumps(value)
@@ -98,8 +100,9 @@ class EncodedRequest:
     """A call's request encoded once, before the call: ``sha256`` (``requestSha256``: SHA-256 of its JSON with
     sorted keys) and ``text`` (its JSON as written, for the snapshot)."""
 
-    def __init__(self, request: dict[str, Any], secrets: tuple[str, ...]) -> None:
-        self.text, ordered, self.clean = _encode(request, secrets)
+    def __init__(self, request: dict[str, Any], secrets: tuple[str, ...], tools_json: str | None = None) -> None:
+        """``tools_json``: ``json.dumps(request["tools"], ensure_ascii=False)``, when the caller has it."""
+        self.text, ordered, self.clean = _encode(request, secrets, tools_json)
         self.sha256 = hashlib.sha256(ordered.encode()).hexdigest()
 
 

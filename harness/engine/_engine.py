@@ -12,6 +12,7 @@ An agent bound to the context maintainer (``AgentConfig.contextMaintainer``) is 
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -189,9 +190,12 @@ class _Run:
                 self._check_capacity(projected.messages, projected.sources, projected.tools)
             except CapacityExceeded as exc:
                 return self.result("capacity_exceeded", error=str(exc))
-            segments = segment_tokens(e.model_name, projected.messages, list(projected.sources), projected.tools)
+            # the tools' JSON once a step, for the segments, the reservation and the request hash (Q-2)
+            tools_json = json.dumps(request.tools, ensure_ascii=False) if request.tools else None
+            segments = segment_tokens(e.model_name, projected.messages, list(projected.sources), request.tools,
+                                      tools_json)
             output = await self._call("agent", e.model, e.model_name, request, frozen, list(projected.sources),
-                                      segments)
+                                      segments, tools_json)
             window = e.active_window(self.session_id)
             calls = tuple(ToolCall(id=c.id or f"call_{uuid.uuid4().hex[:16]}", name=c.name, arguments=c.arguments)
                           for c in output.tool_calls)
@@ -255,13 +259,15 @@ class _Run:
     # model calls -----------------------------------------------------------------------------------
     async def _call(self, role: str, model: ChatModel, model_name: str, request: ModelRequest,
                     frozen: FrozenView | None, sources: list[ProjectionSource] | None,
-                    segments: dict[str, int] | None) -> ModelOutput:
+                    segments: dict[str, int] | None, tools_json: str | None = None) -> ModelOutput:
+        """One model call, accounted and snapshotted. ``tools_json``: ``json.dumps(request.tools,
+        ensure_ascii=False)`` when the caller has it (the step's one encoding of the tools)."""
         e = self.e
         reservation = None
         if e.guard is not None:
             # the per-message counts are cached; their sum slightly over-counts, which a worst case may
             prompt_tokens = (sum(segments.values()) if segments
-                             else count_messages(model_name, request.messages, request.tools))
+                             else count_messages(model_name, request.messages, request.tools, tools_json))
             reservation = await e.guard.reserve(role, model_name, request, prompt_tokens)
         seq = e.next_seq(self.session_id)
         params: dict[str, Any] = {"max_tokens": request.max_output_tokens, "temperature": request.temperature,
@@ -270,7 +276,7 @@ class _Run:
         if request.extra:  # only when set: a request without provider parameters hashes as it always did
             params["extra"] = request.extra
         wire_request = {"model": model_name, "messages": request.messages, "tools": request.tools, "params": params}
-        encoded = EncodedRequest(wire_request, e._secrets)  # the hash and the snapshot's request, one encoding
+        encoded = EncodedRequest(wire_request, e._secrets, tools_json)  # the hash and the snapshot's request
         base = {"seq": seq, "role": role, "runId": self.run_id, "step": self.steps, "model": model_name,
                 "frozenView": frozen.wire() if frozen else None, "request": wire_request, "sources": None,
                 "segments": segments, "requestSha256": encoded.sha256}

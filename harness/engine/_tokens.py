@@ -21,20 +21,24 @@ def _counter_model(model: str) -> str:
     return "gpt-4o" if model.startswith("scripted/") else model
 
 
-def count_messages(model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> int:
-    """litellm's ``token_counter`` of the request (exactly; from the cached per-message counts)."""
-    return prompt_tokens(_counter_model(model), messages, tools)
+def count_messages(model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
+                   tools_json: str | None = None) -> int:
+    """litellm's ``token_counter`` of the request (exactly; from the cached per-message counts).
+    ``tools_json``: ``json.dumps(tools, ensure_ascii=False)``, when the caller has it."""
+    return prompt_tokens(_counter_model(model), messages, tools, tools_json)
 
 
 def segment_tokens(
-    model: str, messages: list[dict[str, Any]], sources: list[ProjectionSource], tools: list[dict[str, Any]]
+    model: str, messages: list[dict[str, Any]], sources: list[ProjectionSource], tools: list[dict[str, Any]],
+    tools_json: str | None = None,
 ) -> dict[str, int]:
     """Tokens of each request segment: system, header, state, fold, history, tools. Each part is
-    counted as a request of its own (so their sum slightly over-counts the whole: a worst case)."""
+    counted as a request of its own (so their sum slightly over-counts the whole: a worst case).
+    ``tools_json``: ``json.dumps(tools, ensure_ascii=False)``, when the caller has it."""
     counter = _counter_model(model)
     out = dict.fromkeys(SEGMENTS, 0)
     for message, source in zip(messages, sources, strict=True):
         out[segment_of(source)] += message_tokens(counter, message)
     if tools:
-        out["tools"] = tools_tokens(counter, tools)
+        out["tools"] = tools_tokens(counter, tools, tools_json)
     return out

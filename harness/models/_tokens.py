@@ -34,22 +34,33 @@ def message_tokens(model: str, message: dict[str, Any]) -> int:
     return _one(model, _key(message))
 
 
-def tools_tokens(model: str, tools: list[dict[str, Any]]) -> int:
+def tools_tokens(model: str, tools: list[dict[str, Any]], tools_json: str | None = None) -> int:
     """``token_counter`` of a request holding only ``tools``, their keys sorted: the request segment
-    ``tools`` as it has always been counted (the definitions' count depends on their key order)."""
-    return _tools(model, json.dumps(tools, sort_keys=True, ensure_ascii=False)) if tools else 0
+    ``tools`` as it has always been counted (the definitions' count depends on their key order).
+    ``tools_json``: ``json.dumps(tools, ensure_ascii=False)`` when the caller has it (Q-2: one encoding
+    of a request's tools per step); the count is the same."""
+    if not tools:
+        return 0
+    if tools_json is not None:
+        return _tools_sorted(model, tools_json)
+    return _tools(model, json.dumps(tools, sort_keys=True, ensure_ascii=False))
 
 
-def prompt_tokens(model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> int:
+def prompt_tokens(model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
+                  tools_json: str | None = None) -> int:
     """Exactly ``request_tokens(model, messages, tools)``, from the cached per-message counts.
 
     The first system message is counted together with the tools (the tool definitions' count depends on
-    whether one is present); every other message adds its own count, the primer taken off."""
+    whether one is present); every other message adds its own count, the primer taken off.
+    ``tools_json``: ``json.dumps(tools, ensure_ascii=False)`` when the caller has it."""
     if not all(isinstance(m, dict) for m in messages):  # not plain JSON messages: count them as they are
         return request_tokens(model, messages, tools)
     primer = _primer(model)
     system = next((i for i, m in enumerate(messages) if m.get("role") == "system"), None)
-    tools_json = json.dumps(tools, ensure_ascii=False) if tools else ""  # in order: the count depends on it
+    if not tools:
+        tools_json = ""
+    elif tools_json is None:
+        tools_json = json.dumps(tools, ensure_ascii=False)  # in order: the count depends on it
     if system is None:
         total = _tools(model, tools_json) if tools else primer
     else:
@@ -88,6 +99,12 @@ def _primer(model: str) -> int:
 @lru_cache(maxsize=256)
 def _tools(model: str, tools_json: str) -> int:
     return request_tokens(model, [], json.loads(tools_json))
+
+
+@lru_cache(maxsize=256)
+def _tools_sorted(model: str, tools_json: str) -> int:
+    """``tools_tokens`` from the tools' JSON as written: their keys sorted, as the segment counts them."""
+    return _tools(model, json.dumps(json.loads(tools_json), sort_keys=True, ensure_ascii=False))
 
 
 @lru_cache(maxsize=1024)

@@ -52,10 +52,11 @@ def test_q2_request_sha256_is_the_hash_of_the_sorted_json(messages: list[dict[st
                                                           params: dict[str, Any], secrets: tuple[str, ...]) -> None:
     request = _request(messages, tools, params)
     expected = hashlib.sha256(json.dumps(request, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
-    for _ in range(2):  # cold, then from the cached pieces
-        encoded = EncodedRequest(request, secrets)
-        assert encoded.sha256 == expected
-        assert encoded.text == json.dumps(request, ensure_ascii=False)
+    for given_json in (None, json.dumps(tools, ensure_ascii=False)):  # the tools' JSON given, as the engine does
+        for _ in range(2):  # cold, then from the cached pieces
+            encoded = EncodedRequest(request, secrets, given_json)
+            assert encoded.sha256 == expected
+            assert encoded.text == json.dumps(request, ensure_ascii=False)
 
 
 @settings(max_examples=250, deadline=None)

@@ -40,6 +40,10 @@ def test_q2_cached_counts_equal_the_whole_request_count(messages: list[dict[str,
                                                         tools: list[dict[str, Any]] | None, model: str) -> None:
     assert prompt_tokens(model, messages, tools) == request_tokens(model, messages, tools)
     assert prompt_tokens(model, messages, tools) == request_tokens(model, messages, tools)  # from the cache too
+    if tools:  # the tools' JSON given (the engine's one encoding a step): the same counts
+        given_json = json.dumps(tools, ensure_ascii=False)
+        assert prompt_tokens(model, messages, tools, given_json) == request_tokens(model, messages, tools)
+        assert tools_tokens(model, tools, given_json) == tools_tokens(model, tools)
 
 
 def test_x51_one_message_and_the_tools_count_as_requests_of_their_own() -> None:
