@@ -151,6 +151,10 @@ def test_a_full_disk_for_the_outputs_is_exit_2_and_resumable(tmp_path: Path,
     _each_trial_decided_once(out)
 
 
+# A defect stops the run at once: trials in flight are cancelled mid-call, and a coroutine litellm had
+# created but not yet awaited (its provider's acompletion) is collected unawaited, which pytest reports
+# as an unraisable warning in whichever test is running then; only under load does one hit this window.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_other_os_errors_are_still_defects(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Only the disk's errors are the environment's: a bad descriptor is a harness bug (exit 1)."""
     _fail_after(monkeypatch, 0, errno.EBADF)
