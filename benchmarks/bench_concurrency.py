@@ -11,8 +11,8 @@ runner's CPU for all calls already exceeds 1.25× the ideal, one process cannot 
 the scheduling, and the note says so.
 
 ``q3_litellm_floor_cpu_per_call_ms``: the same provider bodies the run sent (read back from its
-transcripts), replayed one at a time through ``litellm.acompletion`` against the same server, with
-nothing of the harness around them: what litellm and the OpenAI client cost per call on their own,
+transcripts), replayed through ``litellm.acompletion`` at the run's concurrency against the same server,
+with nothing of the harness around them: what litellm and the OpenAI client cost per call on their own,
 the floor under the runner's figure. The difference is the harness's share.
 """
 
@@ -102,7 +102,7 @@ def main() -> None:
                 wall, cpu = time.perf_counter() - start, time.process_time() - cpu0
             import_cpu = litellm_import_cpu_s()
             stats = fetch_stats(url)
-            floor_ms = litellm_floor_ms(Path(tmp) / "run", url, args.floor_calls)
+            floor_ms = litellm_floor_ms(Path(tmp) / "run", url, args.floor_calls, args.concurrency)
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -133,12 +133,12 @@ def main() -> None:
                      flush=True)
     print(json.dumps({"figure": "q3_litellm_floor_cpu_per_call_ms", "ms": round(floor_ms, 2),
                       "harnessMs": round(cpu_per_call_ms - floor_ms, 2),
-                      "note": "the run's own provider bodies replayed through litellm.acompletion alone, one at a "
-                              "time, against the same server; harnessMs: the runner's figure less this floor "
-                              "(the engine, persistence, outputs and the one-off import)"}), flush=True)
+                      "note": "the run's own provider bodies replayed through litellm.acompletion alone, at the "
+                              "run's concurrency, against the same server; harnessMs: the runner's figure less "
+                              "this floor (the engine, persistence, outputs and the one-off import)"}), flush=True)
 
 
-def litellm_floor_ms(run_dir: Path, url: str, limit: int) -> float:
+def litellm_floor_ms(run_dir: Path, url: str, limit: int, concurrency: int) -> float:
     """Median over rounds of litellm's own CPU per call for the bodies the run sent (see the module doc)."""
     from harness.models._setup import ensure_litellm
 
@@ -158,9 +158,14 @@ def litellm_floor_ms(run_dir: Path, url: str, limit: int) -> float:
     keep = ("messages", "tools", "tool_choice", "temperature", "top_p", "seed", "max_tokens", "parallel_tool_calls")
 
     async def replay() -> float:
+        gate = asyncio.Semaphore(concurrency)  # as many in flight as the run had: litellm's cost at that load
+
+        async def one(body: dict[str, Any]) -> None:
+            async with gate:
+                await litellm.acompletion(model=MODEL, api_base=url, **{k: body[k] for k in keep if k in body})
+
         cpu0 = time.process_time()
-        for body in bodies:
-            await litellm.acompletion(model=MODEL, api_base=url, **{k: body[k] for k in keep if k in body})
+        await asyncio.gather(*(one(body) for body in bodies))
         return (time.process_time() - cpu0) / len(bodies) * 1000
 
     rounds = [asyncio.run(replay()) for _ in range(3)]
