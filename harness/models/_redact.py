@@ -92,11 +92,8 @@ def redacted_json(obj: Any, secrets: Iterable[str] | None = None) -> str:
     it escapes): when none passes, ``redact(obj)`` writes exactly this text. Otherwise (a trigger,
     maybe a false one across two strings) ``obj`` is redacted as ``redact`` does and encoded again."""
     known = _prepared(secrets_from_env() if secrets is None else secrets)
-    try:
-        text = json.dumps(obj, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return json.dumps(_walk(obj, known), ensure_ascii=False)
-    if _clean(text, known):
+    text = _json_or_none(obj)
+    if text is not None and _clean(text, known):
         return text
     return json.dumps(_walk(obj, known), ensure_ascii=False)
 
@@ -114,11 +111,16 @@ def redact_owned(obj: Any, secrets: Iterable[str] | None = None) -> Any:
     """``redact(obj, secrets)`` for a value the caller owns alone (e.g. a fresh ``model_dump``): ``obj``
     itself when its JSON text passes none of the walk's tests (``_clean``), else the walk's redacted copy."""
     known = _prepared(secrets_from_env() if secrets is None else secrets)
+    text = _json_or_none(obj)
+    return obj if text is not None and _clean(text, known) else _walk(obj, known)
+
+
+def _json_or_none(obj: Any) -> str | None:
+    """``obj``'s JSON text (``ensure_ascii=False``), or None when JSON cannot write it (the walk then decides)."""
     try:
-        text = json.dumps(obj, ensure_ascii=False)
+        return json.dumps(obj, ensure_ascii=False)
     except (TypeError, ValueError):
-        return _walk(obj, known)
-    return obj if _clean(text, known) else _walk(obj, known)
+        return None
 
 
 _FOLDS_TO_ASCII = tuple(c.encode() for c in "\u0130\u0131\u017f\u212a")
@@ -189,11 +191,8 @@ def _tools(tools: list[Any], secrets: tuple[str, ...]) -> Any:
     of a run (80 % of a fixed-plan snapshot's nodes), redacted once per content (their JSON text) and
     shared, in their JSON form (a tuple comes back as a list): what the harness writes is JSON, and
     nothing changes a redacted schema afterwards. Tools JSON cannot write are walked as usual."""
-    try:
-        text = json.dumps(tools, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return _walk(tools, secrets)
-    return _redacted_json(text, secrets)
+    text = _json_or_none(tools)
+    return _walk(tools, secrets) if text is None else _redacted_json(text, secrets)
 
 
 @lru_cache(maxsize=64)
