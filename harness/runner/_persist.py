@@ -220,16 +220,17 @@ class RunDir:
                 out.append(int(attempt or 0))
         return out
 
-    def write_transcript(self, record: TrialRecord, snapshots: list[dict[str, Any]]) -> Path:
-        """One line per provider request/response of the trial (already redacted by the engine)."""
+    def write_transcript(self, record: TrialRecord, snapshots: list[str]) -> Path:
+        """One line per provider request/response of the trial: each snapshot's JSON text as the store
+        holds it (already redacted by the engine) with ``trialId`` first, never decoded again."""
         path = self.path / transcript_name(record)
         tmp = path.with_suffix(".jsonl.tmp")
         with self._writing():
             path.parent.mkdir(parents=True, exist_ok=True)
             try:
                 with tmp.open("w", encoding="utf-8") as fh:
-                    for snap in snapshots:
-                        fh.write(json.dumps({"trialId": record.id, **snap}, ensure_ascii=False) + "\n")
+                    for text in snapshots:
+                        fh.write(transcript_line(record.id, text) + "\n")
                 os.replace(tmp, path)
             except OSError:
                 tmp.unlink(missing_ok=True)  # a full disk keeps no half transcript
@@ -363,3 +364,16 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     os.replace(tmp, path)
+
+
+def transcript_line(trial_id: str, text: str) -> str:
+    """``json.dumps({"trialId": trial_id, **snapshot}, ensure_ascii=False)`` of a snapshot given as its JSON
+    text (as ``json.dumps`` writes it), spliced rather than decoded and encoded again: a snapshot holds a
+    whole request and provider body, tens of kilobytes. A text that already names ``trialId`` somewhere,
+    or is not an object, goes the long way."""
+    head = '{"trialId": ' + json.dumps(trial_id, ensure_ascii=False)
+    if text.startswith("{") and '"trialId"' not in text:
+        rest = text[1:].lstrip()
+        return head + "}" if rest.startswith("}") else head + ", " + rest
+    snapshot = json.loads(text)
+    return json.dumps({"trialId": trial_id, **snapshot}, ensure_ascii=False)

@@ -272,9 +272,9 @@ class Experiment:
                     self._stop_skipped = self._stop_skipped or (bool(self.stopping) and group.id not in self.held)
                     return self._keep(TrialRecord(id=tid, group=group.id, stage=stage.id, repeat=repeat,
                                                   attempt=attempt, status="skipped", reason=reason), persist=True)
-                snapshots: list[dict[str, Any]] = []
-                record = await run_trial(self.engine(group), group.id, stage, repeat, attempt, snapshots)
-            self.run_dir.write_transcript(record, snapshots)
+                texts: list[str] = []
+                record = await run_trial(self.engine(group), group.id, stage, repeat, attempt, texts)
+            self.run_dir.write_transcript(record, texts)
             if self.infra.add(record):
                 self.ledger.request_stop("provider_unhealthy")
             return self._keep(record, persist=True)

@@ -8,6 +8,7 @@ occurred: the evidence the stage asks for is missing), ``passed`` otherwise.
 
 from __future__ import annotations
 
+import json
 import uuid
 from datetime import UTC, datetime
 from typing import Any
@@ -31,9 +32,9 @@ def now() -> str:
 
 
 async def run_trial(engine: Engine, group: str, stage: StageSpec, repeat: int, attempt: int = 0,
-                    snapshots: list[dict[str, Any]] | None = None) -> TrialRecord:
-    """Run one trial; ``snapshots``, when given, receives the session's snapshots (read once, for the
-    transcript too)."""
+                    snapshot_texts: list[str] | None = None) -> TrialRecord:
+    """Run one trial; ``snapshot_texts``, when given, receives the JSON text of the session's snapshots
+    as stored (read once: decoded for the judges, written as they are into the transcript)."""
     tid = trial_id(group, stage.id, repeat, attempt)
     enter_trial(repeat)  # the response cache keys a call by its repeat index
     session_id = f"{tid}#{uuid.uuid4().hex[:8]}"  # fresh on every (re)run, so a resume never reuses one
@@ -53,9 +54,10 @@ async def run_trial(engine: Engine, group: str, stage: StageSpec, repeat: int, a
         memories.append(_memories(engine, session_id))
         if result.status == "budget_exhausted" or (result.status == "error" and result.error_class in INFRA_CLASSES):
             break
-    written = [data for _, data in engine.store.snapshots(session_id)]
-    if snapshots is not None:
-        snapshots.extend(written)
+    texts = [text for _, text in engine.store.snapshot_texts(session_id)]
+    written = [json.loads(text) for text in texts]
+    if snapshot_texts is not None:
+        snapshot_texts.extend(texts)
     view = TrialView(protocol=engine.protocol, store=engine.store, session_id=session_id, runs=runs,
                      snapshots=written, memories=memories)
     record = TrialRecord(id=tid, group=group, stage=stage.id, repeat=repeat, attempt=attempt, status="passed",

@@ -144,6 +144,11 @@ class SessionStore(ABC):
     def snapshots(self, session_id: str) -> list[tuple[str, JsonValue]]:
         """(snapshot id, data) in write order."""
 
+    def snapshot_texts(self, session_id: str) -> list[tuple[str, str]]:
+        """(snapshot id, its JSON text) in write order: the text ``put_snapshot_json`` was given, undecoded,
+        where the backend stores JSON text; otherwise ``json.dumps(data, ensure_ascii=False)``."""
+        return [(sid, json.dumps(data, ensure_ascii=False)) for sid, data in self.snapshots(session_id)]
+
     # helpers shared by backends ---------------------------------------------------------------
     def kv_all(self, session_id: str) -> dict[str, JsonValue]:
         return self.kv_prefix(session_id, "")

@@ -454,9 +454,12 @@ class SqliteStore(SessionStore):
             )
 
     def snapshots(self, session_id: str) -> list[tuple[str, JsonValue]]:
+        return [(sid, json.loads(data)) for sid, data in self.snapshot_texts(session_id)]
+
+    def snapshot_texts(self, session_id: str) -> list[tuple[str, str]]:
         with self._lock:
             self._known(session_id)
-            rows = self._db.execute(
+            rows: list[tuple[str, str]] = self._db.execute(
                 "SELECT snapshot_id, data FROM snapshots WHERE session = ? ORDER BY seq", (session_id,)
             ).fetchall()
-        return [(sid, json.loads(data)) for sid, data in rows]
+        return rows

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 
 import pytest
@@ -122,6 +123,16 @@ def test_e11_snapshots_come_back_in_write_order(store: SessionStore) -> None:
     store.put_snapshot("s2", "other", {})
     assert store.snapshots("s1") == [(s, {"request": {"messages": [s]}, "latency": 0.5}) for s in "zam"]
     assert store.snapshots("s2") == [("other", {})]
+    assert store.snapshot_texts("s1") == [(s, json.dumps({"request": {"messages": [s]}, "latency": 0.5}))
+                                          for s in "zam"]
+
+
+def test_e11_a_snapshot_written_as_text_reads_back_as_that_text_and_its_value(store: SessionStore) -> None:
+    store.create_session("s1")
+    text = json.dumps({"request": {"messages": ["é", {"k": None}]}, "n": 1.5}, ensure_ascii=False)
+    store.put_snapshot_json("s1", "one", text)
+    assert store.snapshot_texts("s1") == [("one", text)]
+    assert store.snapshots("s1") == [("one", json.loads(text))]
 
 
 def test_e9_concurrent_commits_from_one_revision_only_one_wins(store: SessionStore) -> None:
