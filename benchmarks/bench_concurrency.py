@@ -2,6 +2,7 @@
 concurrency 50, finish within 1.25× the ideal wall time. Prints one JSON line per figure.
 
     .venv/bin/python benchmarks/bench_concurrency.py [--trials 100] [--concurrency 50] [--latency-ms 200]
+                                                    [--model-workers N]
 
 The fixed plan's 3-turn ``conversation`` stage, one group, ``--trials`` repeats, run by the real
 runner (in this process) with ``openai/oracle`` over HTTP against ``harness serve-scripted`` (its own
@@ -9,6 +10,10 @@ process, so its CPU is not ours). Ideal wall time: the sum over trials of (model
 concurrency, bounded below by the longest trial. Client CPU per call is reported too: when the
 runner's CPU for all calls already exceeds 1.25× the ideal, one process cannot meet Q-3 whatever
 the scheduling, and the note says so.
+
+``--model-workers N`` runs litellm's part of each call in N worker processes (``harness run --model-workers``).
+The CPU figure is then the run's whole CPU: this process's plus the workers' (``RUSAGE_CHILDREN``, read once
+the run has ended them and before the server, also a child, is stopped), each worker's litellm import included.
 
 ``q3_litellm_floor_cpu_per_call_ms``: the same provider bodies the run sent (read back from its
 transcripts), replayed through ``litellm.acompletion`` at the run's concurrency against the same server,
@@ -22,6 +27,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -59,6 +65,12 @@ def start_server(latency_ms: float) -> tuple[subprocess.Popen[str], str]:
     return server, url
 
 
+def children_cpu_s() -> float:
+    """CPU seconds of this process's children that have ended and been waited for (the model workers)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def litellm_import_cpu_s() -> float:
     """CPU seconds of importing litellm (the harness's way) in a fresh interpreter: the run above paid it once."""
     code = ("import time; t = time.process_time(); from harness.models._setup import ensure_litellm; "
@@ -83,6 +95,8 @@ def main() -> None:
     parser.add_argument("--latency-ms", type=float, default=200.0)
     parser.add_argument("--group", default="A")
     parser.add_argument("--profile", metavar="PATH", help="pyinstrument profile of the run (.txt or .html)")
+    parser.add_argument("--model-workers", type=int, default=0, metavar="N",
+                        help="litellm's part of each call in N worker processes (0: in the runner's process)")
     parser.add_argument("--floor-calls", type=int, default=300, help="provider bodies replayed for litellm's floor")
     args = parser.parse_args()
     os.environ.setdefault("OPENAI_API_KEY", "sk-local-scripted-server")  # litellm wants one; the server ignores it
@@ -91,15 +105,18 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             settings = Settings(agent_model=MODEL, maintainer_model=MODEL, api_base=url, groups=[args.group],
-                                stages=["conversation"], concurrency=args.concurrency)
+                                stages=["conversation"], concurrency=args.concurrency,
+                                model_workers=args.model_workers)
             request = RunRequest(plan=plan, plan_sha256=sha, plan_path=str(PLAN), settings=settings,
                                  out_dir=Path(tmp) / "run", cli_prices={MODEL: Prices(input_per_mtok=0,
                                                                                         output_per_mtok=0)},
                                  render=False)
             with profiled(args.profile):
-                cpu0, start = time.process_time(), time.perf_counter()
+                cpu0, children0, start = time.process_time(), children_cpu_s(), time.perf_counter()
                 outcome = asyncio.run(execute(request))
-                wall, cpu = time.perf_counter() - start, time.process_time() - cpu0
+                wall, own_cpu = time.perf_counter() - start, time.process_time() - cpu0
+                workers_cpu = children_cpu_s() - children0  # the workers have ended; the server has not
+                cpu = own_cpu + workers_cpu
             import_cpu = litellm_import_cpu_s()
             stats = fetch_stats(url)
             floor_ms = litellm_floor_ms(Path(tmp) / "run", url, args.floor_calls, args.concurrency)
@@ -114,22 +131,32 @@ def main() -> None:
     cpu_per_call_ms = cpu / sum(calls) * 1000
     one_process_floor = cpu / ideal
     spec_cpu_ms = SPEC_LIMIT * ideal / sum(calls) * 1000  # the CPU per call at which one process is at 1.25×
-    note = (f"runner CPU alone is {one_process_floor:.2f}× the ideal ({cpu_per_call_ms:.1f} ms per call: litellm + "
-            f"engine + persistence + outputs, the one-off litellm import included); Q-3's {SPEC_LIMIT}× needs at "
-            f"most {spec_cpu_ms:.1f} ms per call in one process, and what is above the CPU floor is the event loop "
-            "handing 50 trials their turns")
+    if args.model_workers:
+        note = (f"run CPU (runner {own_cpu:.1f} s + {args.model_workers} model worker(s) {workers_cpu:.1f} s) is "
+                f"{one_process_floor:.2f}× the ideal ({cpu_per_call_ms:.1f} ms per call, each process's one-off "
+                f"litellm import included), spread over {os.cpu_count()} cores; the runner's own share is "
+                f"{own_cpu / sum(calls) * 1000:.1f} ms per call")
+    else:
+        note = (f"runner CPU alone is {one_process_floor:.2f}× the ideal ({cpu_per_call_ms:.1f} ms per call: litellm "
+                f"+ engine + persistence + outputs, the one-off litellm import included); Q-3's {SPEC_LIMIT}× needs "
+                f"at most {spec_cpu_ms:.1f} ms per call in one process, and what is above the CPU floor is the event "
+                "loop handing 50 trials their turns")
     print(json.dumps({"figure": "q3_concurrency_ratio", "ratio": round(ratio, 3), "limit": LIMIT,
                       "ok": ratio <= LIMIT, "specLimit": SPEC_LIMIT, "specOk": ratio <= SPEC_LIMIT,
                       "wallS": round(wall, 2), "idealS": round(ideal, 2),
                       "trials": len(records), "passed": sum(r.status == "passed" for r in records),
                       "calls": sum(calls), "callsPerTrial": [min(calls), max(calls)],
                       "concurrency": args.concurrency, "latencyMs": args.latency_ms,
+                      "modelWorkers": args.model_workers,
                       "serverMaxInFlight": stats["max_in_flight"], "serverRequests": stats["requests"],
                       "status": outcome.status, "note": note}), flush=True)
     print(json.dumps({"figure": "q3_runner_cpu_per_call_ms", "ms": round(cpu_per_call_ms, 2),
                       "limitMs": CPU_LIMIT_MS, "ok": cpu_per_call_ms <= CPU_LIMIT_MS, "cpuS": round(cpu, 2),
-                      "importCpuS": round(import_cpu, 2), "cpus": os.cpu_count(),
-                      "note": "importCpuS: litellm's one-off import, paid inside the run, included in ms"}),
+                      "runnerCpuS": round(own_cpu, 2), "workersCpuS": round(workers_cpu, 2),
+                      "runnerMs": round(own_cpu / sum(calls) * 1000, 2), "modelWorkers": args.model_workers,
+                      "importCpuS": round(import_cpu, 2), "imports": 1 + args.model_workers, "cpus": os.cpu_count(),
+                      "note": "the run's whole CPU (runner + model workers) per call; importCpuS: litellm's one-off "
+                              "import, paid inside the run by each of its `imports` processes, included in ms"}),
                      flush=True)
     print(json.dumps({"figure": "q3_litellm_floor_cpu_per_call_ms", "ms": round(floor_ms, 2),
                       "harnessMs": round(cpu_per_call_ms - floor_ms, 2),

@@ -46,6 +46,13 @@ _DOC_WALL = ("Wall-clock cap in seconds (overrides the plan's maxWallSeconds); a
              "Raise it to resume a run stopped at wall_clock.")
 _DOC_SEND_REJECTED = ("Send a group's requests even when the preflight says the provider rejects them (by "
                       "default its trials are skipped, naming the rule): to see the provider's answer.")
+_DOC_WORKERS = ("Run litellm's part of each model call (its request set-up, the HTTP client, its pricing and "
+                "logging: ~8 ms of CPU a call) in N worker processes, many calls at once in each; the run itself "
+                "stays in this process. Default 0: every call in this process. Worth it against a fast server "
+                "(vLLM, SGLang, a hosted model) at a high --concurrency on a machine with a spare core, where one "
+                "process would make the run wait on the harness, not the model; each worker imports litellm once "
+                "(about 2 s of CPU). What is sent and recorded is the same either way. scripted/* models always run "
+                "in this process. A resume keeps the run's setting.")
 _DOC_PRICE = "Price of a model in USD per million tokens: MODEL=IN,OUT[,CACHED] (overrides the plan and litellm)."
 
 
@@ -89,6 +96,7 @@ def run_cmd(
     concurrency: int | None = typer.Option(None, "--concurrency", min=1, max=256,
                                            help="Trials running at once (default 4; a resume keeps the run's); "
                                                 "for a local server, its slot count."),
+    model_workers: int | None = typer.Option(None, "--model-workers", min=0, max=64, help=_DOC_WORKERS),
     out: Annotated[Path | None, typer.Option("--out", help="Run directory; default reports/<plan-id>/<UTC time>/.")]
     = None,
     resume: Annotated[Path | None, typer.Option(
@@ -124,7 +132,7 @@ def run_cmd(
 
     --resume DIR continues a stopped run: finished trials are kept, errored and unfinished ones run
     again as new attempts (each attempt keeps its own record and transcript), and the budget already
-    spent counts. The run's settings (models, --api-base, --group, --stage, --concurrency, --cache,
+    spent counts. The run's settings (models, --api-base, --group, --stage, --concurrency, --model-workers, --cache,
     --max-usd, --max-total-tokens, --max-llm-calls, --max-wall-seconds, --price) are restored from
     DIR/run.json; an option given again overrides its recorded value. A run stopped at a cap
     (budget_exhausted:totalTokens, wall_clock) would stop again at once with the same cap: the stop
@@ -198,7 +206,7 @@ def run_cmd(
                        stages=stage or None, concurrency=concurrency, max_usd=max_usd,
                        max_total_tokens=max_total_tokens, max_llm_calls=max_llm_calls,
                        max_wall_seconds=max_wall_seconds, prices=prices, cache_dir=cache,
-                       send_rejected=send_rejected or None)
+                       send_rejected=send_rejected or None, model_workers=model_workers)
     sweep = len(given.models) > 1 or (resume is not None and is_sweep(resume))
     manifest = {}
     if resume is not None:
@@ -211,7 +219,8 @@ def run_cmd(
     if sweep:
         settings = Settings(agent_model="-", maintainer_model="-", api_base=given.api_base or plan.models.apiBase,
                             groups=given.groups, stages=given.stages, concurrency=given.concurrency or 4,
-                            cache_dir=given.cache_dir, send_rejected=bool(given.send_rejected))
+                            cache_dir=given.cache_dir, send_rejected=bool(given.send_rejected),
+                        model_workers=given.model_workers or 0)
         base = RunRequest(plan=plan, plan_sha256=sha256, plan_path=plan_path, settings=settings,
                           out_dir=resume or out or default_out_dir(plan), max_usd=given.max_usd,
                           max_total_tokens=given.max_total_tokens, max_llm_calls=given.max_llm_calls,
@@ -230,7 +239,8 @@ def run_cmd(
         fail(f"agent {agent} and maintainer {maintainer}: scripted and real models are never mixed in one run (X-42)")
     settings = Settings(agent_model=agent, maintainer_model=maintainer, api_base=given.api_base or plan.models.apiBase,
                         groups=given.groups, stages=given.stages, concurrency=given.concurrency or 4,
-                        cache_dir=given.cache_dir, send_rejected=bool(given.send_rejected))
+                        cache_dir=given.cache_dir, send_rejected=bool(given.send_rejected),
+                        model_workers=given.model_workers or 0)
     request = RunRequest(plan=plan, plan_sha256=sha256, plan_path=plan_path, settings=settings,
                          out_dir=resume or out or default_out_dir(plan), resume=resume is not None,
                          max_usd=given.max_usd, max_total_tokens=given.max_total_tokens,

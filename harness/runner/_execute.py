@@ -8,7 +8,8 @@ the outputs, which are written whatever the reason the experiment ended.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 import harness
 from harness.business_tools import BusinessTools
 from harness.models import ModelRequest, Prices, public_api_base
+from harness.models.workers import ModelWorkers
 from harness.plan import BudgetSpec, Expectation, Plan
 from harness.results import Override, Report, ReportError, read_report
 from harness.results._assemble import build_report
@@ -194,12 +196,25 @@ async def execute(request: RunRequest, on_trial: ProgressHook | None = None, *, 
     if request.settings.cache_dir is not None:
         check_cache(request.settings.cache_dir)  # an unusable --cache: exit 2 before any directory or call
     with exclusive(request.out_dir, "harness run"):
-        return await _execute(request, prices, run_dir, on_trial, on_stage, on_call, on_start)
+        async with model_workers(request.settings) as workers:
+            return await _execute(request, prices, run_dir, on_trial, on_stage, on_call, on_start, workers)
+
+
+@asynccontextmanager
+async def model_workers(settings: Settings) -> AsyncIterator[ModelWorkers | None]:
+    """The run's model workers (``--model-workers``), ended with the run whatever ends it; none when
+    the setting is 0 or both models are ``scripted/*`` (which always run in this process)."""
+    scripted = settings.agent_model.startswith("scripted/") and settings.maintainer_model.startswith("scripted/")
+    if settings.model_workers < 1 or scripted:
+        yield None
+        return
+    async with ModelWorkers(settings.model_workers) as workers:
+        yield workers
 
 
 async def _execute(request: RunRequest, prices: PriceTable, run_dir: RunDir, on_trial: ProgressHook | None,
                    on_stage: StageHook | None, on_call: Callable[[dict[str, Any]], None] | None,
-                   on_start: Callable[[], None] | None) -> RunOutcome:
+                   on_start: Callable[[], None] | None, workers: ModelWorkers | None) -> RunOutcome:
     plan, settings = request.plan, request.settings
     if request.resume:
         manifest = run_dir.check_resume(request.plan_sha256)
@@ -207,6 +222,8 @@ async def _execute(request: RunRequest, prices: PriceTable, run_dir: RunDir, on_
     groups = [g for g in plan.groups if settings.groups is None or g.id in settings.groups]
     prompts: dict[str, str] = {}
     checks = run_preflight(request, groups, prompts)
+    if workers is not None:
+        await workers.ready()  # their litellm imports ran beside the preflight
     if request.resume:
         run_dir.update_manifest(settings=recorded_settings(request), resumedAt=now())
     else:
@@ -238,13 +255,15 @@ async def _execute(request: RunRequest, prices: PriceTable, run_dir: RunDir, on_
         ledger.restore(run_dir.spent(), run_dir.calibration())
     experiment = Experiment(plan=plan, settings=settings, ledger=ledger, prices=prices, run_dir=run_dir,
                             store=store, previous=previous, on_trial=on_trial, on_stage=on_stage,
-                            held=held_groups(checks))
+                            held=held_groups(checks), workers=workers)
     if on_start is not None:
         on_start()
     with interrupt_handlers(ledger):  # the outputs too: a Ctrl-C never tears report.json or the manifest
         try:
             await experiment.run()
         finally:
+            if workers is not None:
+                await workers.aclose()  # no call is left; the outputs need no worker
             try:
                 run_dir.close()  # waits for the last fsync
             except StorageError as exc:  # the disk refused it: the last lines may not be on disk

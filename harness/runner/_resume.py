@@ -2,7 +2,7 @@
 overrides them.
 
 A run keeps its settings in run.json (``"settings"``), a sweep in ``D/settings.json``: models,
-API base (without credentials, O-30), group and stage selection, concurrency, response cache,
+API base (without credentials, O-30), group and stage selection, concurrency, model workers, response cache,
 ``--max-usd``, ``--max-total-tokens``, ``--max-llm-calls``, ``--max-wall-seconds``, every
 ``--price`` and ``--send-rejected``. ``harness run PLAN --resume DIR`` then continues the run as it
 was started: a resumed local model keeps its price, its concurrency and its server. Anything given
@@ -49,6 +49,7 @@ class RunChoices:
     prices: dict[str, Prices] = field(default_factory=dict)
     cache_dir: Path | None = None
     send_rejected: bool | None = None
+    model_workers: int | None = None
 
 
 def recorded_settings(request: Any) -> dict[str, Any]:
@@ -60,7 +61,7 @@ def recorded_settings(request: Any) -> dict[str, Any]:
             "maxUsd": request.max_usd, "maxTotalTokens": request.max_total_tokens,
             "maxLlmCalls": request.max_llm_calls, "maxWallSeconds": request.max_wall_seconds,
             "prices": {m: p.model_dump(mode="json") for m, p in sorted(request.cli_prices.items())},
-            "sendRejected": s.send_rejected}
+            "sendRejected": s.send_rejected, "modelWorkers": s.model_workers}
 
 
 def write_sweep_settings(request: Any) -> None:
@@ -111,7 +112,8 @@ def restore(given: RunChoices, recorded: dict[str, Any]) -> RunChoices:
         max_llm_calls=pick(given.max_llm_calls, "maxLlmCalls"),
         max_wall_seconds=pick(given.max_wall_seconds, "maxWallSeconds"), prices={**prices, **given.prices},
         cache_dir=given.cache_dir if given.cache_dir is not None else (Path(cache) if cache else None),
-        send_rejected=given.send_rejected or bool(recorded.get("sendRejected")))
+        send_rejected=given.send_rejected or bool(recorded.get("sendRejected")),
+        model_workers=pick(given.model_workers, "modelWorkers"))
 
 
 

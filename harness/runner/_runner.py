@@ -17,6 +17,7 @@ from typing import Any
 from harness.business_tools import BusinessTools
 from harness.engine import Engine, RunLimits
 from harness.models import ChatModel, make_model, model_capacity
+from harness.models.workers import ModelWorkers
 from harness.plan import GroupSpec, Plan, StageSpec
 from harness.results._records import TrialRecord, trial_id
 from harness.scripted import get_scripted
@@ -60,6 +61,9 @@ class Settings:
     """``--cache DIR``: answer repeated requests from this response cache (``_cache``)."""
     send_rejected: bool = False
     """``--send-rejected``: send a group's requests even when the preflight says the provider rejects them."""
+    model_workers: int = 0
+    """``--model-workers N``: litellm's part of each call in N worker processes (``harness.models.workers``);
+    0 = in this process. ``scripted/*`` models always run here."""
 
 
 def agent_limits(plan: Plan, calls: AgentCalls) -> RunLimits:
@@ -107,6 +111,8 @@ class Experiment:
     records: list[TrialRecord] = field(default_factory=list)
     outcomes: dict[tuple[str, str], StageStatus] = field(default_factory=dict)
     started_at: str = field(default_factory=now)
+    workers: ModelWorkers | None = None
+    """The run's model workers (``Settings.model_workers``), which the built litellm models call through."""
 
     def __post_init__(self) -> None:
         self._sem = asyncio.Semaphore(max(1, self.settings.concurrency))
@@ -144,7 +150,8 @@ class Experiment:
     def engine(self, group: GroupSpec) -> Engine:
         if group.id not in self._engines:
             plan, s = self.plan, self.settings
-            factory = s.model_factory if self.cache is None else cached_factory(s.model_factory, self.cache)
+            factory = s.model_factory if self.workers is None else self.workers.wrap(s.model_factory)
+            factory = factory if self.cache is None else cached_factory(factory, self.cache)
             factory = self.refusals.wrap(factory)
             model = factory(s.agent_model, api_base=s.api_base, prices=self.prices.get(s.agent_model))
             maintainer = model if s.maintainer_model == s.agent_model else factory(

@@ -185,7 +185,8 @@ def test_a_resume_restores_the_runs_settings_and_a_stop_prints_the_resume_comman
                         "stages": ["simple"], "concurrency": 1, "cacheDir": str(cache), "maxUsd": 5.0,
                         "maxTotalTokens": None, "maxLlmCalls": None, "maxWallSeconds": None,
                         "prices": {MODEL: {"input_per_mtok": 1.0, "output_per_mtok": 2.0,
-                                           "cached_input_per_mtok": None}}, "sendRejected": False}
+                                           "cached_input_per_mtok": None}}, "sendRejected": False,
+                        "modelWorkers": 0}
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert report["model"]["apiBase"] == url and report["budget"]["limits"]["maxUsd"] == 5.0
     assert report["model"]["prices"][MODEL]["inputPerMTok"] == 1.0

@@ -1,0 +1,10 @@
+"""Model workers: litellm's part of a run's model calls in other processes (``--model-workers N``).
+
+The runner process keeps the engine, store, budget and persistence; each worker (a fresh interpreter)
+runs ``LiteLLMModel.generate`` for many calls at once on its own event loop, so a run against a fast
+server uses more than one core. ``scripted/*`` models stay in the runner's process whatever the setting.
+"""
+
+from ._pool import ModelWorkers, WorkerDefect, WorkerModel, WorkersFailed, runs_in_workers
+
+__all__ = ["ModelWorkers", "WorkerDefect", "WorkerModel", "WorkersFailed", "runs_in_workers"]

@@ -1,0 +1,261 @@
+"""``ModelWorkers``: litellm's part of a run's model calls in worker processes, many calls per worker.
+
+litellm's own work per call (``acompletion``'s set-up, pricing, logging payload, the OpenAI client) is
+several milliseconds of CPU that no setting removes; in one process it caps the calls per second a run
+can make against a fast server. A pool of workers (fresh interpreters, ``_worker``) runs
+``LiteLLMModel.generate`` whole for the runner: the same litellm call with the same parameters, the
+provider body captured and redacted there, the adapter's retries. Everything else of the run (engine,
+store, budget, persistence, the refusal memo, the cache) stays in the runner's process.
+
+A call goes to the worker with the fewest calls in flight. Cancelling it in the runner (a trial
+cancelled, the run torn down) cancels it in the worker. A worker that exits fails the calls it carried
+with ``ModelCallError("infrastructure")`` naming it and how it ended, and is started again (up to
+``2 × count`` times a run); its later calls go to the others meanwhile. ``aclose`` ends every worker (stdin
+closed, then killed if it lingers) and waits for each; a worker whose runner is gone sees its stdin end
+and exits by itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import signal
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeGuard
+
+from .._errors import ModelCallError
+from .._litellm import LiteLLMModel
+from .._types import ChatModel, ModelOutput, ModelRequest
+from ._frames import Spec, error_of, frame, read_frame, spec_of
+
+WORKER_MODULE = "harness.models.workers._worker"
+READY_TIMEOUT_S = 300.0
+"""How long ``ready`` waits for the workers' litellm import (seconds on a busy machine, never minutes)."""
+CLOSE_GRACE_S = 5.0
+
+
+class WorkerDefect(RuntimeError):
+    """A host defect raised inside a worker's call: the traceback it had there (redacted)."""
+
+
+class WorkersFailed(RuntimeError):
+    """The workers could not start (litellm not importable in a fresh interpreter, …): a defect of the set-up."""
+
+
+def runs_in_workers(model: object) -> TypeGuard[LiteLLMModel]:
+    """Whether a built model's calls can run in a worker: the litellm adapter on any route but
+    ``scripted/*`` (litellm's in-process custom provider, which needs this process's registry) and
+    without an injected ``sleep`` (tests' clocks do not cross processes)."""
+    return (type(model) is LiteLLMModel and not model.model.startswith("scripted/")
+            and model._sleep is asyncio.sleep)
+
+
+@dataclass
+class _Worker:
+    slot: int
+    proc: asyncio.subprocess.Process
+    ready: asyncio.Future[None]
+    pending: dict[int, asyncio.Future[tuple[Any, ...]]] = field(default_factory=dict)
+    reader: asyncio.Task[None] | None = None
+    ended: str | None = None
+    """How the process ended (``exited with code 1``, ``was killed by SIGKILL``), once it has."""
+
+    def send(self, message: tuple[Any, ...]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(frame(message))
+
+
+class ModelWorkers:
+    """``count`` worker processes for one run; use as ``async with ModelWorkers(n) as workers``."""
+
+    def __init__(self, count: int, *, max_restarts: int | None = None) -> None:
+        if count < 1:
+            raise ValueError("ModelWorkers needs at least one worker")
+        self.count = count
+        self.max_restarts = 2 * count if max_restarts is None else max_restarts
+        self.restarts = 0
+        self.workers: list[_Worker] = []
+        self._ids = itertools.count(1)
+        self._closing = False
+        self._replacing: dict[int, asyncio.Task[None]] = {}
+
+    async def __aenter__(self) -> ModelWorkers:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    @property
+    def pids(self) -> list[int]:
+        return [w.proc.pid for w in self.workers]
+
+    async def start(self) -> None:
+        """Start every worker (their imports run meanwhile; ``ready`` waits for them)."""
+        try:
+            self.workers = [await self._spawn(slot) for slot in range(self.count)]
+        except BaseException:
+            await self.aclose()
+            raise
+
+    async def ready(self, timeout_s: float = READY_TIMEOUT_S) -> None:
+        """Wait until every worker (a replacement too) has imported litellm; ``WorkersFailed`` when one cannot."""
+        if self._replacing:
+            await asyncio.wait(list(self._replacing.values()))
+        try:
+            await asyncio.wait_for(asyncio.gather(*(w.ready for w in self.workers)), timeout_s)
+        except TimeoutError:
+            raise WorkersFailed(f"the model workers did not start within {timeout_s:g} s") from None
+
+    async def _spawn(self, slot: int) -> _Worker:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", WORKER_MODULE, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            start_new_session=True)  # a terminal's Ctrl-C is the runner's to handle
+        worker = _Worker(slot, proc, asyncio.get_running_loop().create_future())
+        worker.reader = asyncio.create_task(self._read(worker), name=f"model-worker-{slot}")
+        return worker
+
+    async def _read(self, worker: _Worker) -> None:
+        assert worker.proc.stdout is not None
+        broken = None
+        try:
+            while (message := await read_frame(worker.proc.stdout)) is not None:
+                if message[0] == "ready":
+                    if not worker.ready.done():
+                        worker.ready.set_result(None)
+                    continue
+                waiting = worker.pending.pop(message[1], None)
+                if waiting is not None and not waiting.done():
+                    waiting.set_result(message)
+        except Exception as exc:  # a frame that cannot be read: the worker is no longer to be trusted
+            broken = f"sent an unreadable frame ({type(exc).__name__}: {exc})"
+            worker.proc.kill()
+        code = await worker.proc.wait()
+        worker.ended = broken or _ending(code)
+        self._failed(worker)
+
+    def _failed(self, worker: _Worker) -> None:
+        """Fail what a worker that ended carried, and start another in its place unless the run is closing."""
+        if not worker.ready.done():
+            worker.ready.set_exception(WorkersFailed(
+                f"model worker {worker.slot} (pid {worker.proc.pid}) {worker.ended} before it was ready "
+                "(its stderr is above)"))
+            worker.ready.exception()  # retrieved: a worker that ends late in a run is awaited by nobody
+        what = ("the run's model workers were shut down" if self._closing else
+                f"model worker {worker.slot} (pid {worker.proc.pid}) {worker.ended} while this call was in flight")
+        for waiting in worker.pending.values():
+            if not waiting.done():
+                waiting.set_exception(ModelCallError("infrastructure", what))
+        worker.pending.clear()
+        if not self._closing and self.restarts < self.max_restarts and worker.ready.exception() is None:
+            self.restarts += 1
+            self._replacing[worker.slot] = asyncio.get_running_loop().create_task(self._replace(worker))
+
+    async def _replace(self, worker: _Worker) -> None:
+        try:
+            fresh = await self._spawn(worker.slot)
+            if self._closing:  # closed while it started: end it too
+                await self._end([fresh])
+            elif worker.slot < len(self.workers):
+                self.workers[worker.slot] = fresh
+        finally:
+            self._replacing.pop(worker.slot, None)
+
+    def wrap(self, factory: Callable[..., ChatModel]) -> Callable[..., ChatModel]:
+        """A model factory whose litellm models call through the workers (``runs_in_workers``); any
+        other model it builds (``scripted/*``) stays as it is, in this process."""
+
+        def make(model: str, *args: Any, **kwargs: Any) -> ChatModel:
+            built = factory(model, *args, **kwargs)
+            return WorkerModel(built, self) if runs_in_workers(built) else built
+
+        return make
+
+    async def call(self, spec: Spec, request: ModelRequest) -> ModelOutput:
+        if self._replacing and all(w.ended is not None for w in self.workers):
+            await asyncio.wait(list(self._replacing.values()))  # its frames wait in the new worker's pipe
+        worker = self._pick()
+        call_id = next(self._ids)
+        reply: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
+        worker.pending[call_id] = reply
+        worker.send(("call", call_id, spec, request))
+        try:
+            message = await reply
+        except asyncio.CancelledError:
+            if worker.pending.pop(call_id, None) is not None and worker.ended is None:
+                worker.send(("cancel", call_id))
+            raise
+        if message[0] == "ok":
+            output: ModelOutput = message[2]
+            return output
+        if message[0] == "error":
+            raise error_of(message)
+        raise WorkerDefect(f"a model call raised in worker {worker.slot} (pid {worker.proc.pid}):\n{message[2]}")
+
+    def _pick(self) -> _Worker:
+        if self._closing:
+            raise ModelCallError("infrastructure", "the run's model workers were shut down")
+        live = [w for w in self.workers if w.ended is None]
+        if not live:
+            ends = "; ".join(f"worker {w.slot} (pid {w.proc.pid}) {w.ended}" for w in self.workers)
+            raise ModelCallError("infrastructure", f"no model worker is running ({ends}; restarted "
+                                                   f"{self.restarts} times, at most {self.max_restarts})")
+        return min(live, key=lambda w: len(w.pending))
+
+    async def aclose(self) -> None:
+        """End every worker and wait for it: stdin closed (it exits), killed after ``CLOSE_GRACE_S``."""
+        self._closing = True
+        if self._replacing:
+            await asyncio.wait(list(self._replacing.values()))
+        await self._end(self.workers)
+
+    async def _end(self, workers: list[_Worker]) -> None:
+        for worker in workers:
+            if worker.proc.stdin is not None and worker.proc.returncode is None:
+                worker.proc.stdin.close()
+        readers = [w.reader for w in workers if w.reader is not None]
+        try:
+            if readers:
+                _, lingering = await asyncio.wait(readers, timeout=CLOSE_GRACE_S)
+                if lingering:
+                    _kill(workers)
+                    await asyncio.wait(readers)
+        except BaseException:  # cancelled while closing: never leave a worker behind
+            _kill(workers)
+            raise
+
+
+def _kill(workers: list[_Worker]) -> None:
+    for worker in workers:
+        if worker.proc.returncode is None:
+            try:
+                worker.proc.kill()
+            except ProcessLookupError:
+                pass
+
+
+def _ending(code: int) -> str:
+    if code < 0:
+        try:
+            return f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with code {code}"
+
+
+class WorkerModel:
+    """A ``LiteLLMModel`` whose calls run in the run's workers (``ModelWorkers.wrap`` builds it)."""
+
+    def __init__(self, inner: LiteLLMModel, workers: ModelWorkers) -> None:
+        self.inner, self.workers = inner, workers
+        self.model, self.api_base = inner.model, inner.api_base
+        self._spec = spec_of(inner)
+
+    def __repr__(self) -> str:
+        return f"WorkerModel({self.inner!r})"
+
+    async def generate(self, request: ModelRequest) -> ModelOutput:
+        return await self.workers.call(self._spec, request)
+

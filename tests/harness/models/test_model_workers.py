@@ -1,0 +1,233 @@
+"""Model workers (``harness.models.workers``) through litellm's real client against the scripted server:
+a call in a worker returns what the same call returns in this process (output, provider body, redaction,
+errors and retries), cancellation reaches the worker, a killed worker fails its calls with a structured
+error and is replaced, and no worker outlives its pool.
+
+The pool lives on an event loop of its own (a thread), shared by this module's tests: each worker imports
+litellm, which costs seconds of CPU.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import threading
+import time
+from collections.abc import Coroutine, Iterator
+from typing import Any
+
+import pytest
+
+from harness.models import LiteLLMModel, ModelCallError, ModelOutput, ModelRequest
+from harness.models.workers import ModelWorkers, WorkerDefect, WorkerModel, WorkersFailed, _pool
+from harness.server import fetch_stats, running_server
+from tests.harness.server.doubles import LOOKUP_TOOL, Registry
+
+PLANTED = "sk-PLANTED-9e8d7c6b5a4f3e2d1c0b"
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a running process (a zombie waiting for its parent is not)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+class Loop:
+    """An event loop on a thread: ``run`` a coroutine on it from a test and wait for its result."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+
+    def run(self, coro: Coroutine[Any, Any, Any], timeout: float = 120) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    def close(self) -> None:
+        async def drain() -> None:  # as asyncio.run ends: no task left pending on a closed loop
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await self.loop.shutdown_asyncgens()
+
+        self.run(drain())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=30)
+        self.loop.close()
+
+
+@pytest.fixture(scope="module")
+def loop() -> Iterator[Loop]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("OPENAI_API_KEY", PLANTED)  # before the workers start: they inherit the environment
+        runner = Loop()
+        try:
+            yield runner
+        finally:
+            runner.close()
+
+
+@pytest.fixture(scope="module")
+def pool(loop: Loop) -> Iterator[ModelWorkers]:
+    async def start() -> ModelWorkers:
+        workers = ModelWorkers(1)
+        await workers.start()
+        await workers.ready()
+        return workers
+
+    workers = loop.run(start())
+    pids = workers.pids
+    try:
+        yield workers
+    finally:
+        loop.run(workers.aclose())
+        assert not [pid for pid in pids + workers.pids if alive(pid)]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    with running_server(model="echo", resolve_model=Registry(), reject_trailing_assistant=True) as url:
+        yield url
+
+
+def _model(url: str, **kwargs: Any) -> LiteLLMModel:
+    return LiteLLMModel("openai/echo", api_base=url, **{"backoff_base_s": 0.01, "max_backoff_s": 0.02, **kwargs})
+
+
+def _request(text: str, tools: bool = False, **kwargs: Any) -> ModelRequest:
+    return ModelRequest(messages=[{"role": "system", "content": "Be brief."}, {"role": "user", "content": text}],
+                        tools=[LOOKUP_TOOL] if tools else [], max_output_tokens=64, **kwargs)
+
+
+def _same(worker: ModelOutput, local: ModelOutput) -> None:
+    """Equal but for the attempt's latency and the response's id and creation time."""
+    def masked(output: ModelOutput) -> dict[str, Any]:
+        data = output.model_dump()
+        data["latency_ms"] = 0
+        data["raw_response"] = {k: v for k, v in (data["raw_response"] or {}).items() if k not in ("id", "created")}
+        return data
+
+    assert masked(worker) == masked(local)
+
+
+def both(loop: Loop, pool: ModelWorkers, model: LiteLLMModel, request: ModelRequest) -> tuple[Any, Any]:
+    """The same call in a worker and in this process: each its output or the ``ModelCallError`` it raised."""
+    remote = pool.wrap(lambda *a, **k: model)("openai/echo")
+    assert isinstance(remote, WorkerModel)
+
+    async def outcome(chat: Any) -> Any:
+        try:
+            return await chat.generate(request)
+        except ModelCallError as exc:
+            return exc
+
+    return loop.run(outcome(remote)), asyncio.run(outcome(model))  # in this process: as a run would call it
+
+
+@pytest.mark.parametrize("request_", [
+    _request("what is the budget?", temperature=0, seed=7),
+    _request("ACME-7", tools=True, temperature=0.2, top_p=0.9),
+    _request(f"my key is {PLANTED}, keep it", timeout_seconds=30),
+], ids=["text", "tool-call", "secret-in-message"])
+def test_a_call_in_a_worker_returns_what_it_returns_in_process(loop: Loop, pool: ModelWorkers, server: str,
+                                                              request_: ModelRequest) -> None:
+    worker, local = both(loop, pool, _model(server), request_)
+    assert isinstance(worker, ModelOutput) and isinstance(local, ModelOutput)
+    _same(worker, local)
+    assert worker.provider_request is not None and worker.provider_request["messages"][0]["role"] == "system"
+    # the body sent and the response kept are redacted in the worker, as in this process
+    assert PLANTED not in repr(worker.provider_request) + repr(worker.raw_response)
+
+
+def test_a_refusal_arrives_as_the_same_structured_error(loop: Loop, pool: ModelWorkers, server: str) -> None:
+    trailing = ModelRequest(messages=[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Sure"}])
+    worker, local = both(loop, pool, _model(server), trailing)
+    assert isinstance(worker, ModelCallError) and isinstance(local, ModelCallError)
+    assert (worker.kind, worker.status_code, worker.sent) == ("provider_rejected", 400, True)
+    assert worker.to_dict() == local.to_dict()
+
+
+def test_retries_run_in_the_worker_with_the_adapters_rules(loop: Loop, pool: ModelWorkers) -> None:
+    with running_server(model="echo", resolve_model=Registry(), fault_rate=1.0, fault_kinds=("500",)) as url:
+        worker, local = both(loop, pool, _model(url, max_retries=2), _request("x"))
+        served = fetch_stats(url)["requests"]
+    assert isinstance(worker, ModelCallError) and isinstance(local, ModelCallError)
+    assert worker.kind == "infrastructure" and worker.message.startswith("gave up after 3 attempts")
+    assert served == 6  # three attempts each
+    strip = [{**r.model_dump(), "waited_ms": 0} for r in worker.retries]
+    assert strip == [{**r.model_dump(), "waited_ms": 0} for r in local.retries] and len(strip) == 3
+
+
+def test_a_defect_in_the_worker_is_raised_as_a_defect(loop: Loop, pool: ModelWorkers, server: str) -> None:
+    model = _model(server)
+    model.max_retries = -1  # the worker cannot build this adapter: a host defect, not a model's error
+    remote = pool.wrap(lambda *a, **k: model)("openai/echo")
+    with pytest.raises(WorkerDefect, match="max_retries must be >= 0"):
+        loop.run(remote.generate(_request("x")))
+
+
+def test_cancelling_a_call_cancels_it_in_the_worker(loop: Loop, pool: ModelWorkers) -> None:
+    with running_server(model="echo", resolve_model=Registry(), latency_ms=20_000) as url:
+        remote = pool.wrap(lambda *a, **k: _model(url))("openai/echo")
+
+        async def cancel() -> None:
+            call = asyncio.ensure_future(remote.generate(_request("slow")))
+            while fetch_stats(url)["in_flight"] == 0:
+                await asyncio.sleep(0.02)
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+
+        loop.run(cancel())
+        deadline = time.monotonic() + 10
+        while fetch_stats(url)["in_flight"] and time.monotonic() < deadline:
+            time.sleep(0.02)  # the worker hung up: the server's handler was cancelled
+        assert fetch_stats(url)["in_flight"] == 0
+    assert not pool.workers[0].pending
+
+
+def test_a_killed_worker_fails_its_calls_and_is_replaced(loop: Loop) -> None:
+    with running_server(model="echo", resolve_model=Registry(), latency_ms=20_000) as slow, \
+            running_server(model="echo", resolve_model=Registry()) as fast:
+
+        async def scenario() -> tuple[list[Any], ModelOutput, list[int], list[int]]:
+            async with ModelWorkers(1) as workers:
+                await workers.ready()
+                first = workers.pids
+                remote = workers.wrap(lambda *a, **k: _model(slow))("openai/echo")
+                calls = [asyncio.ensure_future(remote.generate(_request(f"q{i}"))) for i in range(3)]
+                while fetch_stats(slow)["in_flight"] < 3:
+                    await asyncio.sleep(0.02)
+                os.kill(first[0], signal.SIGKILL)
+                failed = await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), 30)
+                await workers.ready()  # its replacement
+                after = await workers.wrap(lambda *a, **k: _model(fast))("openai/echo").generate(_request("hi"))
+                pids = workers.pids
+            return failed, after, first, pids
+
+        failed, after, first, pids = loop.run(scenario())
+    for error in failed:
+        assert isinstance(error, ModelCallError) and error.kind == "infrastructure"
+        assert error.message == f"model worker 0 (pid {first[0]}) was killed by SIGKILL while this call was in flight"
+    assert after.content == "echo: hi" and pids != first
+    assert not [pid for pid in first + pids if alive(pid)]  # none outlives the pool
+
+
+def test_a_worker_that_cannot_start_is_a_clear_error_not_a_hang(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_pool, "WORKER_MODULE", "harness.models.workers.no_such_module")
+
+    async def scenario() -> list[int]:
+        async with ModelWorkers(1) as workers:
+            with pytest.raises(WorkersFailed, match=r"model worker 0 \(pid \d+\) exited with code 1 before it"):
+                await workers.ready(timeout_s=60)
+            with pytest.raises(ModelCallError, match="no model worker is running"):
+                await workers.call(("openai/echo",), _request("x"))
+            assert workers.restarts == 0  # one that never started is not started again
+            return workers.pids
+
+    assert not [pid for pid in asyncio.run(scenario()) if alive(pid)]
