@@ -255,8 +255,10 @@ def project(
         messages.append(state_msg)
         sources.append(state_src)
 
-    tools = [*tool_schemas(protocol, maintainer_bound=bound), *business_tools]
-    return ProjectedRequest(messages=messages, sources=sources, tools=tools)
+    # each tool a dict of its own, as validating the model made it; the rest is built here and valid by
+    # construction, so the model is not validated again (Q-2: that copied every message dict of the view)
+    tools = [*tool_schemas(protocol, maintainer_bound=bound), *[dict(t) for t in business_tools]]
+    return ProjectedRequest.model_construct(messages=messages, sources=sources, tools=tools)
 
 
 _SEGMENTS = {"system": "system", "context_header": "header", "context_state": "state", "context_fold": "fold"}

@@ -30,6 +30,13 @@ def _env() -> jinja2.Environment:
 
 
 def render_protocol_prompt(protocol: ProtocolVersion, *, maintainer_bound: bool = False) -> str:
+    """The protocol's prompt; rendered once per protocol (its resolved options) and binding: a template
+    reads nothing else, and every step's projection asks for it again (Q-2)."""
+    return _rendered(protocol, maintainer_bound)
+
+
+@lru_cache(maxsize=64)
+def _rendered(protocol: ProtocolVersion, maintainer_bound: bool) -> str:
     template = _env().get_template(protocol.prompt_template)
     offered = maintainer_bound and protocol.has_windows  # prefix@2 offers no context tool (P-90)
     return template.render(options=protocol.resolved_options,

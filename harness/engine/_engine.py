@@ -43,7 +43,7 @@ from protocols._maintenance import Maintainer, maintain_window, should_maintain
 from protocols._state import ACTIVE_WINDOW, MAIN_WINDOW
 from protocols.store import SessionStore
 
-from ._encode import EncodedRequest, snapshot_json
+from ._encode import EncodedRequest, _Piece, message_pieces, snapshot_json
 from ._guard import BudgetExhausted, CallGuard
 from ._maintainer import model_maintainer
 from ._tokens import count_messages, segment_tokens
@@ -119,12 +119,17 @@ class Engine:
 
     def snapshot(self, session_id: str, data: dict[str, Any], sources: list[ProjectionSource] | None = None,
                  request: EncodedRequest | None = None) -> str:
-        """Write one call's snapshot, redacted (O-30), joined from pieces encoded once per content
-        (``snapshot_json``): ``sources`` its ``sources``, ``request`` the encoding its hash was taken from."""
-        snapshot_id = f"{session_id}/{data['seq']}"
-        text = snapshot_json({"id": snapshot_id, **data}, sources, self._secrets, request)
+        """Write one call's snapshot (``snapshot_text``)."""
+        snapshot_id, text = self.snapshot_text(session_id, data, sources, request)
         self.store.put_snapshot_json(session_id, snapshot_id, text)
         return snapshot_id
+
+    def snapshot_text(self, session_id: str, data: dict[str, Any], sources: list[ProjectionSource] | None = None,
+                      request: EncodedRequest | None = None) -> tuple[str, str]:
+        """One call's snapshot id and JSON, redacted (O-30), joined from pieces encoded once per content
+        (``snapshot_json``): ``sources`` its ``sources``, ``request`` the encoding its hash was taken from."""
+        snapshot_id = f"{session_id}/{data['seq']}"
+        return snapshot_id, snapshot_json({"id": snapshot_id, **data}, sources, self._secrets, request)
 
 
 class _Run:
@@ -182,27 +187,40 @@ class _Run:
             frozen = FrozenView(revision=store.revision(self.session_id), upper_bound=store.max_index(self.session_id),
                                 run_id=self.run_id)
             projected = e.protocol.project(store, self.session_id, frozen, e.agent, e.host, e.business_schemas)
+            # the parameters validated; the projection's messages and tools are its own, new at every step, and
+            # validating them again only copied every message dict (Q-2)
             request = ModelRequest(
-                messages=projected.messages, tools=projected.tools, max_output_tokens=limits.max_output_tokens,
-                temperature=limits.temperature, top_p=limits.top_p, seed=limits.seed,
-                timeout_seconds=limits.timeout_seconds, extra=limits.extra)
+                messages=[], max_output_tokens=limits.max_output_tokens, temperature=limits.temperature,
+                top_p=limits.top_p, seed=limits.seed, timeout_seconds=limits.timeout_seconds, extra=limits.extra,
+            ).model_copy(update={"messages": projected.messages, "tools": projected.tools})
             try:
                 self._check_capacity(projected.messages, projected.sources, projected.tools)
             except CapacityExceeded as exc:
                 return self.result("capacity_exceeded", error=str(exc))
             # the tools' JSON once a step, for the segments, the reservation and the request hash (Q-2)
             tools_json = json.dumps(request.tools, ensure_ascii=False) if request.tools else None
-            segments = segment_tokens(e.model_name, projected.messages, list(projected.sources), request.tools,
-                                      tools_json)
-            output = await self._call("agent", e.model, e.model_name, request, frozen, list(projected.sources),
-                                      segments, tools_json)
-            window = e.active_window(self.session_id)
-            calls = tuple(ToolCall(id=c.id or f"call_{uuid.uuid4().hex[:16]}", name=c.name, arguments=c.arguments)
-                          for c in output.tool_calls)
-            message = store.append(self.session_id, MessageDraft(
-                run_id=self.run_id, window_id=window, role="assistant",
-                kind="tool_call" if calls else "text", content=output.content or "",
-                tool_calls=calls or None, frozen_view=frozen, reasoning=output.reasoning))
+            # and each message's piece once a step, for the segments and the request's hash and snapshot
+            pieces = message_pieces(request.messages, e._secrets)
+            segments = segment_tokens(e.model_name, request.messages, list(projected.sources), request.tools,
+                                      tools_json, pieces)
+            output, snapshot = await self._call("agent", e.model, e.model_name, request, frozen,
+                                                list(projected.sources), segments, tools_json, defer=True,
+                                                pieces=pieces)
+            assert snapshot is not None
+            try:
+                window = e.active_window(self.session_id)
+                calls = tuple(ToolCall(id=c.id or f"call_{uuid.uuid4().hex[:16]}", name=c.name,
+                                       arguments=c.arguments) for c in output.tool_calls)
+                draft = MessageDraft(
+                    run_id=self.run_id, window_id=window, role="assistant",
+                    kind="tool_call" if calls else "text", content=output.content or "",
+                    tool_calls=calls or None, frozen_view=frozen, reasoning=output.reasoning)
+            except BaseException:  # the call's snapshot is kept whatever happens to its answer
+                store.put_snapshot_json(self.session_id, *snapshot)
+                raise
+            # the call's snapshot and the answer in one write (the store keeps the snapshot if it refuses the
+            # message), with no await between the call's return and this: what a crash can leave is unchanged
+            message = store.append_after_snapshot(self.session_id, *snapshot, draft)
             if not calls:
                 await self._maybe_maintain(output)
                 return self.result("completed", answer=output.content or "")
@@ -259,9 +277,14 @@ class _Run:
     # model calls -----------------------------------------------------------------------------------
     async def _call(self, role: str, model: ChatModel, model_name: str, request: ModelRequest,
                     frozen: FrozenView | None, sources: list[ProjectionSource] | None,
-                    segments: dict[str, int] | None, tools_json: str | None = None) -> ModelOutput:
+                    segments: dict[str, int] | None, tools_json: str | None = None,
+                    defer: bool = False, pieces: list[_Piece] | None = None,
+                    ) -> tuple[ModelOutput, tuple[str, str] | None]:
         """One model call, accounted and snapshotted. ``tools_json``: ``json.dumps(request.tools,
-        ensure_ascii=False)`` when the caller has it (the step's one encoding of the tools)."""
+        ensure_ascii=False)`` when the caller has it (the step's one encoding of the tools). With ``defer``
+        an answer's snapshot is returned (its id and JSON) for the caller to write with the answer's message
+        (``append_after_snapshot``) instead of written here; a failed call's is always written here. ``pieces``:
+        ``message_pieces(request.messages)``, when the caller has them."""
         e = self.e
         reservation = None
         if e.guard is not None:
@@ -276,7 +299,7 @@ class _Run:
         if request.extra:  # only when set: a request without provider parameters hashes as it always did
             params["extra"] = request.extra
         wire_request = {"model": model_name, "messages": request.messages, "tools": request.tools, "params": params}
-        encoded = EncodedRequest(wire_request, e._secrets, tools_json)  # the hash and the snapshot's request
+        encoded = EncodedRequest(wire_request, e._secrets, tools_json, pieces)  # the hash and the snapshot's request
         base = {"seq": seq, "role": role, "runId": self.run_id, "step": self.steps, "model": model_name,
                 "frozenView": frozen.wire() if frozen else None, "request": wire_request, "sources": None,
                 "segments": segments, "requestSha256": encoded.sha256}
@@ -301,7 +324,7 @@ class _Run:
         if e.guard is not None:
             await e.guard.settle(reservation, output)
         self._account(output)
-        snap = e.snapshot(self.session_id, {
+        snap, text = e.snapshot_text(self.session_id, {
             **base,
             "response": {"content": output.content, "toolCalls": [c.model_dump() for c in output.tool_calls],
                          "finishReason": output.finish_reason, **({"cut": output.cut} if output.cut else {})},
@@ -309,12 +332,14 @@ class _Run:
             "latencyMs": output.latency_ms, "retries": [r.model_dump() for r in output.retries],
             "providerRequest": output.provider_request, "cacheKey": output.cache_key, "sampling": output.sampling,
         }, sources, encoded)
+        if not defer:
+            e.store.put_snapshot_json(self.session_id, snap, text)
         self.snapshot_ids.append(snap)
         self.calls.append(CallRecord(
             seq=seq, role=role, model=model_name, snapshot_id=snap, usage=output.usage, usd=output.usd,
             price_known=output.price_known, latency_ms=output.latency_ms, retries=len(output.retries), status="ok",
             request_sha256=base["requestSha256"], segments=segments or {}))
-        return output
+        return output, (snap, text) if defer else None
 
     # capacity (E-14, P-55) ---------------------------------------------------------------------------
     def _check_capacity(self, messages: list[dict[str, Any]], sources: Any, tools: list[dict[str, Any]]) -> None:
@@ -349,8 +374,9 @@ class _Run:
 
         async def generate(request: ModelRequest) -> ModelOutput:
             try:
-                return await self._call("maintainer", e.maintainer_model, e.maintainer_name, request, None, None,
-                                        None)
+                output, _ = await self._call("maintainer", e.maintainer_model, e.maintainer_name, request, None,
+                                             None, None)
+                return output
             except ModelCallError as exc:  # the run ends on it (start); say whose call it was
                 raise ModelCallError(exc.kind, f"the maintainer's call: {exc.message}", exc.status_code,
                                      exc.retries) from exc

@@ -13,6 +13,8 @@ from harness.models import message_tokens, prompt_tokens, tools_tokens
 from protocols import ProjectionSource
 from protocols._mapping import segment_of
 
+from ._encode import _Piece
+
 SEGMENTS = ("system", "header", "state", "fold", "history", "tools")
 
 
@@ -30,15 +32,23 @@ def count_messages(model: str, messages: list[dict[str, Any]], tools: list[dict[
 
 def segment_tokens(
     model: str, messages: list[dict[str, Any]], sources: list[ProjectionSource], tools: list[dict[str, Any]],
-    tools_json: str | None = None,
+    tools_json: str | None = None, pieces: list[_Piece] | None = None,
 ) -> dict[str, int]:
     """Tokens of each request segment: system, header, state, fold, history, tools. Each part is
     counted as a request of its own (so their sum slightly over-counts the whole: a worst case).
-    ``tools_json``: ``json.dumps(tools, ensure_ascii=False)``, when the caller has it."""
+    ``tools_json``: ``json.dumps(tools, ensure_ascii=False)``, when the caller has it; ``pieces``: the
+    messages' pieces (``message_pieces``), which keep each message's count (equal pieces, equal messages)."""
     counter = _counter_model(model)
     out = dict.fromkeys(SEGMENTS, 0)
-    for message, source in zip(messages, sources, strict=True):
-        out[segment_of(source)] += message_tokens(counter, message)
+    if pieces is None:
+        for message, source in zip(messages, sources, strict=True):
+            out[segment_of(source)] += message_tokens(counter, message)
+    else:
+        for message, source, piece in zip(messages, sources, pieces, strict=True):
+            count = piece.tokens.get(counter)
+            if count is None:
+                count = piece.tokens[counter] = message_tokens(counter, message)
+            out[segment_of(source)] += count
     if tools:
         out["tools"] = tools_tokens(counter, tools, tools_json)
     return out

@@ -140,6 +140,12 @@ class SessionStore(ABC):
         back decoded); a backend that stores JSON text stores ``text`` as it is."""
         self.put_snapshot(session_id, snapshot_id, json.loads(text))
 
+    def append_after_snapshot(self, session_id: str, snapshot_id: str, text: str, draft: MessageDraft) -> RawMessage:
+        """``put_snapshot_json`` of a model call's snapshot, then ``append`` of the message its answer writes.
+        A backend with transactions writes both in one; here the snapshot is written first."""
+        self.put_snapshot_json(session_id, snapshot_id, text)
+        return self.append(session_id, draft)
+
     @abstractmethod
     def snapshots(self, session_id: str) -> list[tuple[str, JsonValue]]:
         """(snapshot id, data) in write order."""

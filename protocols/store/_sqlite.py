@@ -224,26 +224,43 @@ class SqliteStore(SessionStore):
     # messages -------------------------------------------------------------------------------
     def append(self, session_id: str, draft: MessageDraft) -> RawMessage:
         with self._write() as db:
-            _, index = self._row(db, session_id)
-            index += 1
-            msg_id = draft.id or f"m{index}"
-            for tier in _TIERS:
-                sql = f"SELECT 1 FROM {tier} WHERE session = ? AND id = ?"
-                if db.execute(sql, (session_id, msg_id)).fetchone():
-                    raise StoreError(f"message id {msg_id!r} already exists in session {session_id!r}")
-            msg = RawMessage.model_validate({**draft.model_dump(), "id": msg_id, "index": index})
-            body = _dumps(msg.wire())
-            db.execute(
-                "INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (session_id, index, msg_id, msg.window_id, msg.run_id, msg.kind, body),
-            )
-            db.executemany(
-                "INSERT OR IGNORE INTO tool_calls VALUES (?, ?, ?)",
-                [(session_id, call.id, index) for call in msg.tool_calls or ()],
-            )
-            db.execute("UPDATE sessions SET max_index = ? WHERE id = ?", (index, session_id))
+            msg, body = self._insert_message(db, session_id, draft)
         _remember(body, _as_read(msg, body))  # after the commit: a rolled-back row is never read
         return msg
+
+    def append_after_snapshot(self, session_id: str, snapshot_id: str, text: str, draft: MessageDraft) -> RawMessage:
+        """Both in one transaction, the snapshot first (E-9: all or nothing; one commit where there were two,
+        Q-2). Should the message be refused, the snapshot is written alone, as it would have been before."""
+        try:
+            with self._write() as db:
+                self._insert_snapshot(db, session_id, snapshot_id, text)
+                msg, body = self._insert_message(db, session_id, draft)
+        except Exception:
+            self.put_snapshot_json(session_id, snapshot_id, text)
+            raise
+        _remember(body, _as_read(msg, body))
+        return msg
+
+    def _insert_message(self, db: sqlite3.Connection, session_id: str, draft: MessageDraft) -> tuple[RawMessage, str]:
+        _, index = self._row(db, session_id)
+        index += 1
+        msg_id = draft.id or f"m{index}"
+        for tier in _TIERS:
+            sql = f"SELECT 1 FROM {tier} WHERE session = ? AND id = ?"
+            if db.execute(sql, (session_id, msg_id)).fetchone():
+                raise StoreError(f"message id {msg_id!r} already exists in session {session_id!r}")
+        msg = RawMessage.model_validate({**draft.model_dump(), "id": msg_id, "index": index})
+        body = _dumps(msg.wire())
+        db.execute(
+            "INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (session_id, index, msg_id, msg.window_id, msg.run_id, msg.kind, body),
+        )
+        db.executemany(
+            "INSERT OR IGNORE INTO tool_calls VALUES (?, ?, ?)",
+            [(session_id, call.id, index) for call in msg.tool_calls or ()],
+        )
+        db.execute("UPDATE sessions SET max_index = ? WHERE id = ?", (index, session_id))
+        return msg, body
 
     def max_index(self, session_id: str) -> int:
         with self._lock:
@@ -447,11 +464,12 @@ class SqliteStore(SessionStore):
 
     def put_snapshot_json(self, session_id: str, snapshot_id: str, text: str) -> None:
         with self._write() as db:
-            self._row(db, session_id)
-            db.execute(
-                "INSERT INTO snapshots (session, snapshot_id, data) VALUES (?, ?, ?)",
-                (session_id, snapshot_id, text),
-            )
+            self._insert_snapshot(db, session_id, snapshot_id, text)
+
+    def _insert_snapshot(self, db: sqlite3.Connection, session_id: str, snapshot_id: str, text: str) -> None:
+        self._row(db, session_id)
+        sql = "INSERT INTO snapshots (session, snapshot_id, data) VALUES (?, ?, ?)"
+        db.execute(sql, (session_id, snapshot_id, text))
 
     def snapshots(self, session_id: str) -> list[tuple[str, JsonValue]]:
         return [(sid, json.loads(data)) for sid, data in self.snapshot_texts(session_id)]

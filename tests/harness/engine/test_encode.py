@@ -59,15 +59,34 @@ def test_q2_request_sha256_is_the_hash_of_the_sorted_json(messages: list[dict[st
             assert encoded.text == json.dumps(request, ensure_ascii=False)
 
 
-@settings(max_examples=250, deadline=None)
+def _sent(messages: list[dict[str, Any]], how: str) -> list[dict[str, Any]]:
+    """The messages a provider body holds: the request's (copies), the same items in another order, or values
+    that compare equal but write another JSON (``True`` for ``1``, ``False`` for ``0``, a float for an int)."""
+    if how == "copies":
+        return [dict(m) for m in messages]
+    if how == "reordered":
+        return [dict(reversed(m.items())) for m in messages]
+    return [{k: _alike(v) for k, v in m.items()} for m in messages]
+
+
+def _alike(value: Any) -> Any:
+    if type(value) is int:
+        return bool(value) if value in (0, 1) else float(value)
+    return value
+
+
+@settings(max_examples=300, deadline=None)
 @given(messages=st.lists(_MESSAGE, max_size=6), tools=_TOOLS, params=_PARAMS, answer=_TEXT,
-       sources=st.one_of(st.none(), st.lists(_SOURCE, max_size=4)), provider=st.booleans(),
+       sources=st.one_of(st.none(), st.lists(_SOURCE, max_size=4)),
+       provider=st.sampled_from([None, "copies", "reordered", "equal-but-not-the-same"]),
        secrets=st.sampled_from([(), (SECRET,)]))
 def test_q2_o30_snapshot_json_is_the_json_of_the_redacted_snapshot(
         messages: list[dict[str, Any]], tools: list[dict[str, Any]], params: dict[str, Any], answer: str,
-        sources: list[ProjectionSource] | None, provider: bool, secrets: tuple[str, ...]) -> None:
+        sources: list[ProjectionSource] | None, provider: str | None, secrets: tuple[str, ...]) -> None:
+    """A provider body that sends the request's messages takes their text from the request's encoding: only when
+    they are the same, key order and value types included."""
     request = _request(messages, tools, params)
-    body = ({"model": "x", "messages": [dict(m) for m in messages], "tools": tools, "api_key": None}
+    body = ({"model": "x", "messages": _sent(messages, provider), "tools": tools, "api_key": None}
             if provider else None)
     data = {"id": "s/1", "seq": 1, "request": request, "sources": None, "requestSha256": "0" * 64,
             "response": {"content": answer}, "providerRequest": body, "cacheKey": None}

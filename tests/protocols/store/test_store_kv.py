@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from protocols import KvLimitExceeded, KvLimits, RevisionConflict, StoreError
+from protocols import KvLimitExceeded, KvLimits, MessageDraft, RevisionConflict, StoreError, new_run_id
 from protocols.store import SessionStore
 
 
@@ -133,6 +133,22 @@ def test_e11_a_snapshot_written_as_text_reads_back_as_that_text_and_its_value(st
     store.put_snapshot_json("s1", "one", text)
     assert store.snapshot_texts("s1") == [("one", text)]
     assert store.snapshots("s1") == [("one", json.loads(text))]
+
+
+def test_e11_a_snapshot_and_its_answer_are_written_together(store: SessionStore) -> None:
+    """``append_after_snapshot``: the call's snapshot, then its answer (one transaction where the backend has
+    them); a refused message still leaves the snapshot written, as writing it first always did."""
+    store.create_session("s1")
+    run = new_run_id()
+    draft = MessageDraft(run_id=run, window_id="main", role="assistant", kind="text", content="answer")
+    msg = store.append_after_snapshot("s1", "s1/1", '{"seq": 1, "request": {"messages": []}}', draft)
+    assert (msg.index, msg.id, msg.content) == (1, "m1", "answer")
+    assert store.snapshots("s1") == [("s1/1", {"seq": 1, "request": {"messages": []}})]
+    taken = MessageDraft(run_id=run, window_id="main", role="assistant", kind="text", content="again", id="m1")
+    with pytest.raises(StoreError, match="already exists"):
+        store.append_after_snapshot("s1", "s1/2", '{"seq": 2}', taken)
+    assert store.snapshots("s1") == [("s1/1", {"seq": 1, "request": {"messages": []}}), ("s1/2", {"seq": 2})]
+    assert store.max_index("s1") == 1
 
 
 def test_e9_concurrent_commits_from_one_revision_only_one_wins(store: SessionStore) -> None:
