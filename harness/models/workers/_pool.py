@@ -10,9 +10,10 @@ store, budget, persistence, the refusal memo, the cache) stays in the runner's p
 A call goes to the worker with the fewest calls in flight. Cancelling it in the runner (a trial
 cancelled, the run torn down) cancels it in the worker. A worker that exits fails the calls it carried
 with ``ModelCallError("infrastructure")`` naming it and how it ended, and is started again (up to
-``2 × count`` times a run); its later calls go to the others meanwhile. ``aclose`` ends every worker (stdin
-closed, then killed if it lingers) and waits for each; a worker whose runner is gone sees its stdin end
-and exits by itself.
+``2 × count`` times a run); its later calls go to the others meanwhile. A worker that has not answered a
+call long after the call's own timeouts and retries would have ended it is stuck: it is killed, the same.
+``aclose`` ends every worker (stdin closed, then killed if it lingers) and waits for each; a worker whose
+runner is gone sees its stdin end and exits by itself.
 """
 
 from __future__ import annotations
@@ -61,6 +62,8 @@ class _Worker:
     reader: asyncio.Task[None] | None = None
     ended: str | None = None
     """How the process ended (``exited with code 1``, ``was killed by SIGKILL``), once it has."""
+    fault: str | None = None
+    """Why the pool killed it (an unreadable frame, a call it never answered), said instead of the signal."""
 
     def send(self, message: tuple[Any, ...]) -> None:
         assert self.proc.stdin is not None
@@ -70,10 +73,11 @@ class _Worker:
 class ModelWorkers:
     """``count`` worker processes for one run; use as ``async with ModelWorkers(n) as workers``."""
 
-    def __init__(self, count: int, *, max_restarts: int | None = None) -> None:
+    def __init__(self, count: int, *, max_restarts: int | None = None, answer_margin_s: float = 30.0) -> None:
         if count < 1:
             raise ValueError("ModelWorkers needs at least one worker")
         self.count = count
+        self.answer_margin_s = answer_margin_s
         self.max_restarts = 2 * count if max_restarts is None else max_restarts
         self.restarts = 0
         self.workers: list[_Worker] = []
@@ -119,7 +123,6 @@ class ModelWorkers:
 
     async def _read(self, worker: _Worker) -> None:
         assert worker.proc.stdout is not None
-        broken = None
         try:
             while (message := await read_frame(worker.proc.stdout)) is not None:
                 if message[0] == "ready":
@@ -130,10 +133,9 @@ class ModelWorkers:
                 if waiting is not None and not waiting.done():
                     waiting.set_result(message)
         except Exception as exc:  # a frame that cannot be read: the worker is no longer to be trusted
-            broken = f"sent an unreadable frame ({type(exc).__name__}: {exc})"
-            worker.proc.kill()
+            _kill_for(worker, f"sent an unreadable frame ({type(exc).__name__}: {exc}) and was killed")
         code = await worker.proc.wait()
-        worker.ended = broken or _ending(code)
+        worker.ended = worker.fault or _ending(code)
         self._failed(worker)
 
     def _failed(self, worker: _Worker) -> None:
@@ -173,7 +175,10 @@ class ModelWorkers:
 
         return make
 
-    async def call(self, spec: Spec, request: ModelRequest) -> ModelOutput:
+    async def call(self, spec: Spec, request: ModelRequest, answer_within_s: float | None = None) -> ModelOutput:
+        """The call run in a worker. ``answer_within_s``: the longest its attempts, timeouts and waits can take
+        there; a worker that has not answered by then (plus ``answer_margin_s``) is stuck: it is killed, and
+        the calls it carried fail as when it dies."""
         if self._replacing and all(w.ended is not None for w in self.workers):
             await asyncio.wait(list(self._replacing.values()))  # its frames wait in the new worker's pipe
         worker = self._pick()
@@ -181,8 +186,17 @@ class ModelWorkers:
         reply: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
         worker.pending[call_id] = reply
         worker.send(("call", call_id, spec, request))
+        limit = None if answer_within_s is None else answer_within_s + self.answer_margin_s
         try:
-            message = await reply
+            async with asyncio.timeout(limit):
+                message = await reply
+        except TimeoutError:
+            if worker.ended is None:
+                _kill_for(worker, f"did not answer a call within {limit:g} s (its timeouts and retries allow "
+                                  f"{answer_within_s:g} s) and was killed")
+            worker.pending.pop(call_id, None)
+            raise ModelCallError("infrastructure", f"model worker {worker.slot} (pid {worker.proc.pid}) "
+                                                   f"{worker.fault or worker.ended}") from None
         except asyncio.CancelledError:
             if worker.pending.pop(call_id, None) is not None and worker.ended is None:
                 worker.send(("cancel", call_id))
@@ -227,6 +241,15 @@ class ModelWorkers:
             raise
 
 
+def _kill_for(worker: _Worker, fault: str) -> None:
+    worker.fault = worker.fault or fault
+    if worker.proc.returncode is None:
+        try:
+            worker.proc.kill()
+        except ProcessLookupError:
+            pass
+
+
 def _kill(workers: list[_Worker]) -> None:
     for worker in workers:
         if worker.proc.returncode is None:
@@ -257,5 +280,13 @@ class WorkerModel:
         return f"WorkerModel({self.inner!r})"
 
     async def generate(self, request: ModelRequest) -> ModelOutput:
-        return await self.workers.call(self._spec, request)
+        return await self.workers.call(self._spec, request, answer_within(self.inner, request))
+
+
+def answer_within(model: LiteLLMModel, request: ModelRequest) -> float:
+    """The longest ``model.generate(request)`` can take: every attempt to its timeout, every wait between
+    them at its longest (a ``Retry-After`` is capped at ``max_retry_after_s``, plus its jitter)."""
+    retries = max(model.max_retries, 0)
+    waits = retries * max(model.max_backoff_s, model.max_retry_after_s + model.backoff_base_s)
+    return (retries + 1) * request.timeout_seconds + waits
 

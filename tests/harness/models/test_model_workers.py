@@ -231,3 +231,24 @@ def test_a_worker_that_cannot_start_is_a_clear_error_not_a_hang(monkeypatch: pyt
             return workers.pids
 
     assert not [pid for pid in asyncio.run(scenario()) if alive(pid)]
+
+
+def test_a_stuck_worker_is_killed_once_its_calls_are_overdue(loop: Loop, server: str) -> None:
+    """A worker that stops answering (here: SIGSTOP) fails its calls once the longest they could take there
+    (every attempt's timeout, every backoff) is past, plus the pool's margin: never a hang."""
+    async def scenario() -> tuple[list[Any], list[int]]:
+        async with ModelWorkers(1, max_restarts=0, answer_margin_s=1.0) as workers:
+            await workers.ready()
+            pids = workers.pids
+            os.kill(pids[0], signal.SIGSTOP)
+            remote = workers.wrap(lambda *a, **k: _model(server, max_retries=0))("openai/echo")
+            calls = [remote.generate(_request("x", timeout_seconds=1)) for _ in range(2)]
+            errors = await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), 30)
+        return errors, pids
+
+    errors, pids = loop.run(scenario())
+    stuck = f"model worker 0 (pid {pids[0]}) did not answer a call within 2 s (its timeouts and retries allow 1 s) " \
+            "and was killed"
+    assert [(type(e), e.kind) for e in errors] == [(ModelCallError, "infrastructure")] * 2
+    assert all(e.message in (stuck, f"{stuck} while this call was in flight") for e in errors)
+    assert not alive(pids[0])
