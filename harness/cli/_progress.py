@@ -56,6 +56,8 @@ class Progress:
         self.latest: dict[tuple[str, str, int], TrialRecord] = {}  # (group, stage, repeat) → its latest attempt
         self.model = request.settings.agent_model
         self.concurrency = request.settings.concurrency
+        scripted = self.model.startswith("scripted/")  # in this process whatever --model-workers says
+        self.workers = 0 if scripted else request.settings.model_workers
         selected, groups = request.settings.stages, request.settings.groups
         for stage in self.plan.stages:
             if selected is not None and stage.id not in selected:
@@ -90,8 +92,10 @@ class Progress:
         self.bars.__enter__()
         if self.plain:
             stages = ", ".join(f"{s} {int(self.bars.tasks[t].total or 0)}" for s, t in self.tasks.items())
+            workers = f", {self.workers} model worker{'s' * (self.workers > 1)}" if self.workers else ""
             self._line(f"run started: at most {self.planned} trials ({stages}), model {self.model}, "
-                       f"concurrency {self.concurrency}; a progress line at least every {PROGRESS_EVERY_S:g} s")
+                       f"concurrency {self.concurrency}{workers}; a progress line at least every "
+                       f"{PROGRESS_EVERY_S:g} s")
             if PROGRESS_EVERY_S > 0:
                 self._thread = threading.Thread(target=self._tick, name="progress", daemon=True)
                 self._thread.start()

@@ -47,7 +47,7 @@ _DOC_WALL = ("Wall-clock cap in seconds (overrides the plan's maxWallSeconds); a
 _DOC_SEND_REJECTED = ("Send a group's requests even when the preflight says the provider rejects them (by "
                       "default its trials are skipped, naming the rule): to see the provider's answer.")
 _DOC_WORKERS = ("Run litellm's part of each model call (its request set-up, the HTTP client, its pricing and "
-                "logging: ~8 ms of CPU a call) in N worker processes, many calls at once in each; the run itself "
+                "logging: 5 to 8 ms of CPU a call) in N worker processes, many calls at once in each; the run itself "
                 "stays in this process. Default 0: every call in this process. Worth it against a fast server "
                 "(vLLM, SGLang, a hosted model) at a high --concurrency on a machine with a spare core, where one "
                 "process would make the run wait on the harness, not the model; each worker imports litellm once "
@@ -96,7 +96,8 @@ def run_cmd(
     concurrency: int | None = typer.Option(None, "--concurrency", min=1, max=256,
                                            help="Trials running at once (default 4; a resume keeps the run's); "
                                                 "for a local server, its slot count."),
-    model_workers: int | None = typer.Option(None, "--model-workers", min=0, max=64, help=_DOC_WORKERS),
+    model_workers: int | None = typer.Option(None, "--model-workers", min=0, max=64, metavar="N",
+                                             help=_DOC_WORKERS),
     out: Annotated[Path | None, typer.Option("--out", help="Run directory; default reports/<plan-id>/<UTC time>/.")]
     = None,
     resume: Annotated[Path | None, typer.Option(

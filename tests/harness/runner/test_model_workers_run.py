@@ -123,7 +123,7 @@ def test_ctrl_c_stops_the_run_and_ends_its_workers(tmp_path: Path, presses: int)
         code = finish(child)
     log = (tmp_path / "log.txt").read_text(encoding="utf-8")
     assert len(pids) == 1 and not [p for p in pids if alive(p)], log
-    assert "Traceback" not in log
+    assert "Traceback" not in log and "concurrency 3, 1 model worker;" in log
     assert code == 3, log  # stopped, resumable
     if presses == 1:  # the calls in flight finished and were recorded
         assert any(r.status == "skipped" for r in records(out))
