@@ -28,6 +28,7 @@ from .._state import KvLimits
 from ._base import JsonValue, KvChanges, SessionStore
 
 _TIERS = ("messages", "messages_cold")
+_ID_TAKEN = " UNION ALL ".join(f"SELECT 1 FROM {t} WHERE session = ? AND id = ?" for t in _TIERS)
 
 
 def _tier_ddl(table: str) -> str:
@@ -87,7 +88,11 @@ _DECODED: dict[str, RawMessage] = {}
 _DECODED_MAX = 32768
 _DECODED_LOCK = threading.Lock()
 _WINDOWS_MAX = 128
-"""Windows whose messages a store keeps read (``SqliteStore._window_prefix``), per store."""
+"""Windows whose messages a store keeps (``SqliteStore._window_prefix``), per store."""
+_GROWN_MAX = 4096
+"""A window kept as its messages are appended stops being kept beyond this many (it is read again, once)."""
+_OWN_MAX = 4096
+"""Sessions a store follows as their only writer (``SqliteStore._own``), per store."""
 
 
 def _message(body: str) -> RawMessage:
@@ -139,7 +144,10 @@ class SqliteStore(SessionStore):
         self.path = str(path)
         self._lock = threading.RLock()
         self._sessions: set[str] = set()
-        self._windows: dict[tuple[str, str, int], tuple[int, tuple[RawMessage, ...]]] = {}
+        self._windows: dict[tuple[str, str, int], tuple[int, list[RawMessage]]] = {}
+        self._own: dict[str, int] = {}
+        """Sessions this store created and has been the only writer of since, with their last index: each of
+        their windows is kept from the start as its messages are appended (``_appended``)."""
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30.0)
         if self.path != ":memory:":
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -203,6 +211,14 @@ class SqliteStore(SessionStore):
         revision: int = 0,
         receipts: Mapping[str, JsonValue] | None = None,
     ) -> None:
+        with self._lock:
+            self._create(session_id, kv, revision, receipts)
+            if len(self._own) >= _OWN_MAX:  # the oldest goes first (its windows are read as before)
+                self._own.pop(next(iter(self._own)))
+            self._own[session_id] = 0
+
+    def _create(self, session_id: str, kv: Mapping[str, JsonValue] | None, revision: int,
+                receipts: Mapping[str, JsonValue] | None) -> None:
         with self._write() as db:
             if db.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone():
                 raise StoreError(f"session {session_id!r} already exists")
@@ -223,42 +239,80 @@ class SqliteStore(SessionStore):
 
     # messages -------------------------------------------------------------------------------
     def append(self, session_id: str, draft: MessageDraft) -> RawMessage:
-        with self._write() as db:
-            msg, body = self._insert_message(db, session_id, draft)
-        _remember(body, _as_read(msg, body))  # after the commit: a rolled-back row is never read
+        with self._lock:
+            with self._write() as db:
+                msg, body = self._insert_message(db, session_id, draft)
+            self._appended(session_id, _as_read(msg, body), body)  # after the commit: a rolled-back row is never read
         return msg
 
     def append_after_snapshot(self, session_id: str, snapshot_id: str, text: str, draft: MessageDraft) -> RawMessage:
         """Both in one transaction, the snapshot first (E-9: all or nothing; one commit where there were two,
         Q-2). Should the message be refused, the snapshot is written alone, as it would have been before."""
-        try:
-            with self._write() as db:
-                self._insert_snapshot(db, session_id, snapshot_id, text)
-                msg, body = self._insert_message(db, session_id, draft)
-        except Exception:
-            self.put_snapshot_json(session_id, snapshot_id, text)
-            raise
-        _remember(body, _as_read(msg, body))
+        with self._lock:
+            try:
+                with self._write() as db:
+                    db.execute("INSERT INTO snapshots (session, snapshot_id, data) VALUES (?, ?, ?)",
+                               (session_id, snapshot_id, text))  # the message's row check covers the session
+                    msg, body = self._insert_message(db, session_id, draft)
+            except Exception:
+                self.put_snapshot_json(session_id, snapshot_id, text)
+                raise
+            self._appended(session_id, _as_read(msg, body), body)
         return msg
+
+    def _appended(self, session_id: str, msg: RawMessage, body: str) -> None:
+        """A committed append, as a read of its row gives it: decoded (``_remember``), and added to every kept
+        window of the session that was read up to the index before it (no other row can lie between), so the
+        next step reads no rows. A session this store created and alone wrote since is kept from its start:
+        a window's first message starts its kept messages (every earlier one was appended here, to another
+        window); another writer's row (a gap in the indexes) ends that."""
+        _remember(body, msg)
+        index, window = msg.index, msg.window_id
+        for key in [k for k in self._windows if k[0] == session_id]:
+            seen, kept = self._windows[key]
+            if seen != index - 1:
+                continue
+            if key[1] == window and index > key[2]:
+                if len(kept) >= _GROWN_MAX:  # read again when next needed
+                    del self._windows[key]
+                    self._own.pop(session_id, None)
+                    continue
+                kept.append(msg)
+            self._windows[key] = (index, kept)
+        own = self._own.get(session_id)
+        if own is None:
+            return
+        if own != index - 1:  # another store wrote to the session
+            del self._own[session_id]
+            return
+        self._own[session_id] = index
+        if (session_id, window, 0) not in self._windows:
+            self._keep((session_id, window, 0), (index, [msg]))
+
+    def _keep(self, key: tuple[str, str, int], value: tuple[int, list[RawMessage]]) -> None:
+        if key not in self._windows and len(self._windows) >= _WINDOWS_MAX:  # the oldest goes first
+            oldest = next(iter(self._windows))
+            del self._windows[oldest]
+            self._own.pop(oldest[0], None)  # a window of it is no longer kept from the start
+        self._windows[key] = value
 
     def _insert_message(self, db: sqlite3.Connection, session_id: str, draft: MessageDraft) -> tuple[RawMessage, str]:
         _, index = self._row(db, session_id)
         index += 1
         msg_id = draft.id or f"m{index}"
-        for tier in _TIERS:
-            sql = f"SELECT 1 FROM {tier} WHERE session = ? AND id = ?"
-            if db.execute(sql, (session_id, msg_id)).fetchone():
-                raise StoreError(f"message id {msg_id!r} already exists in session {session_id!r}")
+        if db.execute(_ID_TAKEN, (session_id, msg_id, session_id, msg_id)).fetchone():
+            raise StoreError(f"message id {msg_id!r} already exists in session {session_id!r}")
         msg = RawMessage.model_validate({**draft.model_dump(), "id": msg_id, "index": index})
         body = _dumps(msg.wire())
         db.execute(
             "INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?, ?)",
             (session_id, index, msg_id, msg.window_id, msg.run_id, msg.kind, body),
         )
-        db.executemany(
-            "INSERT OR IGNORE INTO tool_calls VALUES (?, ?, ?)",
-            [(session_id, call.id, index) for call in msg.tool_calls or ()],
-        )
+        if msg.tool_calls:
+            db.executemany(
+                "INSERT OR IGNORE INTO tool_calls VALUES (?, ?, ?)",
+                [(session_id, call.id, index) for call in msg.tool_calls],
+            )
         db.execute("UPDATE sessions SET max_index = ? WHERE id = ?", (index, session_id))
         return msg, body
 
@@ -280,15 +334,16 @@ class SqliteStore(SessionStore):
             return list(self._window_prefix(session_id, window_id, after_index, upper_bound))
 
     def _window_prefix(self, session_id: str, window_id: str, after_index: int,
-                       upper_bound: int) -> tuple[RawMessage, ...]:
+                       upper_bound: int) -> list[RawMessage]:
         """A window's messages in (``after_index``, ``upper_bound``], read once (Q-2: each step projects the
         window again). Rows at or below the session's last index never change (P-1: immutable, indices
         only grow; archiving moves a row between the tiers this reads, never out of them), so the messages
-        read up to that index are kept and a later read of the same window fetches only the rows after it."""
+        read up to that index are kept and a later read of the same window fetches only the rows after it
+        (none when this store appended them: ``_appended``). The caller copies what it is given."""
         key = (session_id, window_id, after_index)
-        seen, kept = self._windows.get(key, (after_index, ()))
+        seen, kept = self._windows.get(key, (after_index, []))
         if upper_bound < seen:  # an older frozen view: the kept messages up to its bound
-            return tuple(m for m in kept if m.index <= upper_bound)
+            return [m for m in kept if m.index <= upper_bound]
         if upper_bound == seen:
             return kept
         # every row at or below the last index read now was written (committed) with it, so the rows
@@ -296,11 +351,9 @@ class SqliteStore(SessionStore):
         last = min(upper_bound, self._row(self._db, session_id)[1])
         where = "session = ? AND window = ? AND idx > ? AND idx <= ?"
         rows = self._db.execute(_merged(where, "by_window"), [session_id, window_id, seen, upper_bound] * 2).fetchall()
-        out = (*kept, *[_message(body) for _, body in rows])
+        out = [*kept, *[_message(body) for _, body in rows]]
         if last > seen:
-            if len(self._windows) >= _WINDOWS_MAX and key not in self._windows:  # the oldest goes first
-                self._windows.pop(next(iter(self._windows)))
-            self._windows[key] = (last, tuple(m for m in out if m.index <= last) if last < upper_bound else out)
+            self._keep(key, (last, [m for m in out if m.index <= last] if last < upper_bound else out))
         return out
 
     def run_inputs(self, session_id: str, run_id: str, upper_bound: int) -> list[RawMessage]:

@@ -139,3 +139,56 @@ def test_a_window_read_beyond_the_last_index_keeps_only_what_was_written() -> No
         store.append("s", MessageDraft(run_id=run, window_id="main", role="assistant", kind="text", content="b"))
         assert [m.content for m in store.window_messages("s", "main", 0, 5)] == ["a", "b"]
         assert [m.content for m in store.window_messages("s", "main", 0, 1)] == ["a"]  # an older bound
+
+
+def _say(store: SqliteStore, sid: str, text: str, window: str = "main") -> None:
+    store.append(sid, MessageDraft(run_id=RUN, window_id=window, role="assistant", kind="text", content=text))
+
+
+RUN = new_run_id()
+
+
+def _texts(store: SqliteStore, sid: str, window: str = "main", after: int = 0) -> list[str]:
+    return [str(m.content) for m in store.window_messages(sid, window, after, store.max_index(sid))]
+
+
+def test_a_session_written_by_two_stores_reads_every_row() -> None:
+    """A window kept as this store appends to it must see another store's row between two of its own."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "s.sqlite"
+        with SqliteStore(path) as mine, SqliteStore(path) as other:
+            mine.create_session("s", {"activeWindow": "main"})
+            _say(mine, "s", "a")
+            _say(mine, "s", "b", window="w2")
+            assert _texts(mine, "s") == ["a"]
+            assert _texts(mine, "s", after=1) == []
+            _say(other, "s", "theirs")
+            _say(mine, "s", "c")
+            _say(mine, "s", "d", window="w2")
+            assert _texts(mine, "s") == ["a", "theirs", "c"]
+            assert _texts(mine, "s", "w2") == ["b", "d"]
+            assert _texts(mine, "s", after=1) == ["theirs", "c"]
+            _say(other, "s", "e", window="w3")  # a window this store never saw appended
+            _say(mine, "s", "f", window="w3")
+            assert _texts(mine, "s", "w3") == ["e", "f"]
+
+
+def test_windows_kept_from_the_start_are_read_again_once_dropped(monkeypatch: Any) -> None:
+    """Kept windows are bounded (how many, how long); a dropped one is read from the rows, never restarted."""
+    from protocols.store import _sqlite
+
+    monkeypatch.setattr(_sqlite, "_WINDOWS_MAX", 2)
+    monkeypatch.setattr(_sqlite, "_GROWN_MAX", 3)
+    with tempfile.TemporaryDirectory() as tmp, SqliteStore(Path(tmp) / "s.sqlite") as store:
+        for sid in ("s1", "s2", "s3"):  # s1's window goes first
+            store.create_session(sid, {"activeWindow": "main"})
+            _say(store, sid, f"{sid}-1")
+        _say(store, "s1", "s1-2")
+        assert _texts(store, "s1") == ["s1-1", "s1-2"]
+        _say(store, "s1", "s1-x", window="w2")
+        assert _texts(store, "s1", "w2") == ["s1-x"]
+    with tempfile.TemporaryDirectory() as tmp, SqliteStore(Path(tmp) / "s.sqlite") as store:
+        store.create_session("s", {"activeWindow": "main"})
+        for n in range(1, 6):  # past the length bound
+            _say(store, "s", f"{n}")
+            assert _texts(store, "s") == [str(i) for i in range(1, n + 1)]
