@@ -99,7 +99,8 @@ class ModelWorkers:
     async def start(self) -> None:
         """Start every worker (their imports run meanwhile; ``ready`` waits for them)."""
         try:
-            self.workers = [await self._spawn(slot) for slot in range(self.count)]
+            for slot in range(self.count):
+                self.workers.append(await self._spawn(slot))
         except BaseException:
             await self.aclose()
             raise
@@ -108,10 +109,13 @@ class ModelWorkers:
         """Wait until every worker (a replacement too) has imported litellm; ``WorkersFailed`` when one cannot."""
         if self._replacing:
             await asyncio.wait(list(self._replacing.values()))
-        try:
-            await asyncio.wait_for(asyncio.gather(*(w.ready for w in self.workers)), timeout_s)
-        except TimeoutError:
-            raise WorkersFailed(f"the model workers did not start within {timeout_s:g} s") from None
+        # asyncio.wait, not wait_for: a timeout must not cancel the futures the readers still settle
+        done, late = await asyncio.wait([w.ready for w in self.workers], timeout=timeout_s,
+                                        return_when=asyncio.FIRST_EXCEPTION)
+        for future in done:
+            future.result()  # WorkersFailed of a worker that ended before it was ready
+        if late:
+            raise WorkersFailed(f"{len(late)} of the {self.count} model workers did not start within {timeout_s:g} s")
 
     async def _spawn(self, slot: int) -> _Worker:
         proc = await asyncio.create_subprocess_exec(

@@ -252,3 +252,15 @@ def test_a_stuck_worker_is_killed_once_its_calls_are_overdue(loop: Loop, server:
     assert [(type(e), e.kind) for e in errors] == [(ModelCallError, "infrastructure")] * 2
     assert all(e.message in (stuck, f"{stuck} while this call was in flight") for e in errors)
     assert not alive(pids[0])
+
+
+def test_a_worker_that_never_gets_ready_is_a_clear_error_after_the_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_pool, "WORKER_MODULE", "code")  # Python's console: reads its stdin, never says ready
+
+    async def scenario() -> list[int]:
+        async with ModelWorkers(1) as workers:
+            with pytest.raises(WorkersFailed, match=r"1 of the 1 model workers did not start within 0.5 s"):
+                await workers.ready(timeout_s=0.5)
+            return workers.pids
+
+    assert not [pid for pid in asyncio.run(scenario()) if alive(pid)]  # its stdin closed: it ended
