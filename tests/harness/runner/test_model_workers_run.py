@@ -56,7 +56,9 @@ def calls(run_dir: Path) -> dict[str, list[dict[str, Any]]]:
     for path in sorted((run_dir / "transcripts").rglob("*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
             snap = json.loads(line)
-            out.setdefault(snap["trialId"], []).append({k: snap.get(k) for k in keep})
+            call = {k: snap.get(k) for k in keep}
+            call["providerRequest"] = json.dumps(call["providerRequest"], ensure_ascii=False)  # byte for byte, in order
+            out.setdefault(snap["trialId"], []).append(call)
     return out
 
 
@@ -77,7 +79,7 @@ def test_a_run_with_model_workers_records_what_the_same_run_records_in_process(t
     assert outcomes(remote) == outcomes(local)
     assert trials(remote) == trials(local)
     sent, sent_locally = calls(remote.run_dir), calls(local.run_dir)
-    assert sent == sent_locally and all(c["providerRequest"] for cs in sent.values() for c in cs)
+    assert sent == sent_locally and all(c["providerRequest"] != "null" for cs in sent.values() for c in cs)
     assert served == 2 * sum(len(cs) for cs in sent.values())
     spent, spent_locally = remote.report.budget.spent, local.report.budget.spent
     assert (spent.inputTokens, spent.outputTokens, spent.llmCalls) == (
