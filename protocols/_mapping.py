@@ -7,6 +7,7 @@ scans the session (Q-1) and never writes anything (P-1).
 
 from __future__ import annotations
 
+import json
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
@@ -29,7 +30,7 @@ from ._state import (
 )
 from ._version import ProtocolVersion
 from ._view import gui_projection, tool_result_preview, validate_pairing
-from .tools import tool_schemas
+from .tools import tool_schemas, tool_schemas_json
 
 if TYPE_CHECKING:
     from .store import SessionStore
@@ -117,7 +118,10 @@ def _window_history(
 
     shown: dict[str, RawMessage] | None = None
     if protocol.options.guiProjection:  # after the folds: a folded screenshot is no longer in the view
-        shown = {m.id: m for m in gui_projection([m for m in messages if m.id not in folded])}
+        visible = [m for m in messages if m.id not in folded]
+        projected = gui_projection(visible)
+        if projected is not visible:  # it gives back its input when no message changes
+            shown = {m.id: m for m in projected}
 
     limit, has_windows = host.toolResultPreviewCharacters, protocol.has_windows
     items: list[_Item] = []
@@ -217,7 +221,8 @@ def project(
     covered = int(store.kv_get(session_id, covered_key(window_id)) or 0)
 
     history = _window_history(protocol, store, session_id, frozen, window_id, covered, host)
-    validate_pairing([i.message for i in history], [i.source for i in history])  # P-15, before P-84
+    history_messages, history_sources = [i.message for i in history], [i.source for i in history]
+    validate_pairing(history_messages, history_sources)  # P-15, before P-84
 
     checkpoint = store.kv_get(session_id, checkpoint_key(window_id))
     working_checkpoint = None
@@ -249,8 +254,8 @@ def project(
     if state_msg is not None and placement == "before_history_assistant":
         messages.append(state_msg)
         sources.append(state_src)
-    messages.extend(i.message for i in history)
-    sources.extend(i.source for i in history)
+    messages.extend(history_messages)
+    sources.extend(history_sources)
     if state_msg is not None and placement != "before_history_assistant":
         messages.append(state_msg)
         sources.append(state_src)
@@ -258,7 +263,24 @@ def project(
     # each tool a dict of its own, as validating the model made it; the rest is built here and valid by
     # construction, so the model is not validated again (Q-2: that copied every message dict of the view)
     tools = [*tool_schemas(protocol, maintainer_bound=bound), *[dict(t) for t in business_tools]]
-    return ProjectedRequest.model_construct(messages=messages, sources=sources, tools=tools)
+    tools_json = _joined(tool_schemas_json(protocol, maintainer_bound=bound), _json_or_none(business_tools))
+    return ProjectedRequest.model_construct(messages=messages, sources=sources, tools=tools, tools_json=tools_json)
+
+
+def _json_or_none(value: list[dict[str, Any]]) -> str | None:
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):  # the caller's tools are not JSON: whoever encodes them says so
+        return None
+
+
+def _joined(first: str, second: str | None) -> str | None:
+    """The JSON array of both arrays' items, as ``json.dumps`` writes it (items separated by ``", "``)."""
+    if second is None:
+        return None
+    if first == "[]" or second == "[]":
+        return second if first == "[]" else first
+    return f"{first[:-1]}, {second[1:]}"
 
 
 _SEGMENTS = {"system": "system", "context_header": "header", "context_state": "state", "context_fold": "fold"}

@@ -48,6 +48,9 @@ class ProjectedRequest(BaseModel):
     messages: list[dict[str, Any]]
     sources: list[ProjectionSource]
     tools: list[dict[str, Any]]
+    tools_json: str | None = None
+    """``json.dumps(tools, ensure_ascii=False)`` when the projection has it (joined from texts written once:
+    the protocol's schemas per family, the business tools' once a step), else None."""
 
     def wire(self) -> dict[str, Any]:
         return {

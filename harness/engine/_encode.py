@@ -74,8 +74,18 @@ def _piece(value: Any, secrets: tuple[str, ...], plain: str | None = None) -> _P
 
 
 def message_pieces(messages: list[dict[str, Any]], secrets: tuple[str, ...]) -> list[_Piece]:
-    """Each message's piece (looked up once a step: the request's hash and text and its segment counts read it)."""
-    return [_piece(m, secrets) for m in messages]
+    """Each message's piece (looked up once a step: the request's hash and text and its segment counts read it);
+    ``_piece`` of each, a message of text values found without a call."""
+    out = []
+    get, textual = _PIECES.get, _TEXTUAL.issuperset
+    for message in messages:
+        if type(message) is dict and textual(map(type, message.values())):
+            hit = get((secrets, tuple(message.items())))
+            if hit is not None:
+                out.append(hit)
+                continue
+        out.append(_piece(message, secrets))
+    return out
 
 
 def _source(source: ProjectionSource, secrets: tuple[str, ...]) -> _Piece:
@@ -98,8 +108,21 @@ def _source(source: ProjectionSource, secrets: tuple[str, ...]) -> _Piece:
     return piece
 
 
+_KEYS: dict[str, str] = {}
+"""A key's JSON text followed by ``": "``, by key (a request's and a snapshot's keys recur in every call)."""
+
+
 def _obj(items: list[tuple[str, str]]) -> str:
-    return "{" + ", ".join(f"{_dumps(k)}: {v}" for k, v in items) + "}"
+    keys = _KEYS
+    if len(keys) >= 4096:
+        keys.clear()
+    out = []
+    for key, text in items:
+        written = keys.get(key)
+        if written is None:
+            written = keys[key] = _dumps(key) + ": "
+        out.append(written + text)
+    return "{" + ", ".join(out) + "}"
 
 
 def _same_messages(body: Any, request: EncodedRequest) -> bool:

@@ -197,8 +197,11 @@ class _Run:
                 self._check_capacity(projected.messages, projected.sources, projected.tools)
             except CapacityExceeded as exc:
                 return self.result("capacity_exceeded", error=str(exc))
-            # the tools' JSON once a step, for the segments, the reservation and the request hash (Q-2)
-            tools_json = json.dumps(request.tools, ensure_ascii=False) if request.tools else None
+            # the tools' JSON once a step (the projection's, joined from texts it keeps), for the segments, the
+            # reservation and the request hash (Q-2)
+            tools_json = None
+            if request.tools:
+                tools_json = projected.tools_json or json.dumps(request.tools, ensure_ascii=False)
             # and each message's piece once a step, for the segments and the request's hash and snapshot
             pieces = message_pieces(request.messages, e._secrets)
             segments = segment_tokens(e.model_name, request.messages, list(projected.sources), request.tools,

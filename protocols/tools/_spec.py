@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import marshal
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -130,6 +131,19 @@ def _schemas(requires_expected_window: bool, maintainer_bound: bool) -> str:
     return json.dumps([spec.schema() for spec in _family(requires_expected_window, maintainer_bound)])
 
 
+@cache
+def _schemas_text(requires_expected_window: bool, maintainer_bound: bool) -> str:
+    return json.dumps(json.loads(_schemas(requires_expected_window, maintainer_bound)), ensure_ascii=False)
+
+
+def tool_schemas_json(protocol: ProtocolVersion, *, maintainer_bound: bool = False) -> str:
+    """``json.dumps(tool_schemas(protocol, maintainer_bound=...), ensure_ascii=False)``, written once per
+    schema family (Q-2: the request's hash, segments and snapshot read the tools' text at every step)."""
+    if not protocol.has_windows:
+        return "[]"
+    return _schemas_text(protocol.requires_expected_window, maintainer_bound)
+
+
 def tool_schemas(protocol: ProtocolVersion, *, maintainer_bound: bool = False) -> list[dict[str, Any]]:
     """The tool schemas of a protocol; built once per schema family (Q-2: not on every request).
 
@@ -137,4 +151,13 @@ def tool_schemas(protocol: ProtocolVersion, *, maintainer_bound: bool = False) -
     """
     if not protocol.has_windows:
         return []
-    return list(json.loads(_schemas(protocol.requires_expected_window, maintainer_bound)))
+    # new dicts at every call (a caller may change its copy); marshal writes them back about twice as fast
+    # as decoding the JSON (Q-2: every step's projection asks)
+    fresh: list[dict[str, Any]] = marshal.loads(_schemas_marshalled(protocol.requires_expected_window,
+                                                                     maintainer_bound))
+    return fresh
+
+
+@cache
+def _schemas_marshalled(requires_expected_window: bool, maintainer_bound: bool) -> bytes:
+    return marshal.dumps(json.loads(_schemas(requires_expected_window, maintainer_bound)))

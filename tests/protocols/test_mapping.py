@@ -245,3 +245,34 @@ def test_p62_system_prompt_needs_the_placeholder_and_renders_the_protocol_prompt
     assert rendered.endswith("Be brief.")
     with pytest.raises(InvalidInput, match="context_protocol"):
         proto.system_prompt("no placeholder here")
+
+
+@pytest.mark.parametrize(("ref", "options"), ALL)
+@pytest.mark.parametrize("bound", [False, True])
+@pytest.mark.parametrize("business", [[], [{"type": "function", "function": {"name": "quote", "description": "报价 ×",
+                                                                              "parameters": {"type": "object"}}}]])
+def test_q2_the_tools_json_is_the_json_of_the_tools(ref: str, options: dict, bound: bool, business: list) -> None:
+    """The request's tools text, joined from texts the projection keeps, is json.dumps of its tools byte for byte;
+    tools JSON cannot write leave it to the caller (None)."""
+    loaded = read_state_file(WORKED)
+    agent = AgentConfig(systemPrompt=AGENT.systemPrompt, inputs=AGENT.inputs, contextMaintainer=bound)
+    req = resolve_ref(ref, options).project(loaded.store, loaded.session_id, loaded.frozen, agent,
+                                            business_tools=business)
+    assert req.tools_json == json.dumps(req.tools, ensure_ascii=False)
+    odd = resolve_ref(ref, options).project(loaded.store, loaded.session_id, loaded.frozen, agent,
+                                            business_tools=[{"name": {1, 2}}])
+    assert odd.tools_json is None
+
+
+def test_q2_each_projection_has_tool_schemas_of_its_own() -> None:
+    """The schemas are kept once per family and handed out as new values: changing one request's tools (as a
+    provider adapter may) changes no other request's."""
+    loaded = read_state_file(WORKED)
+    protocol = resolve_ref("unified@3")
+    first = protocol.project(loaded.store, loaded.session_id, loaded.frozen, AGENT)
+    second = protocol.project(loaded.store, loaded.session_id, loaded.frozen, AGENT)
+    assert first.tools == second.tools and first.tools_json == second.tools_json
+    first.tools[0]["function"]["parameters"]["properties"].clear()
+    first.tools[1]["function"]["name"] = "changed"
+    assert protocol.project(loaded.store, loaded.session_id, loaded.frozen, AGENT).tools == second.tools
+    assert json.dumps(second.tools, ensure_ascii=False) == second.tools_json
