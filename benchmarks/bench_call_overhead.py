@@ -121,7 +121,13 @@ async def main_async(repeats: int, backend: str, tmp: Path, profile: str | None 
                             run_id=new_run_id())
         protocol = engine.protocol
         projected = protocol.project(store, session, frozen, AGENT, engine.host, engine.business_schemas)
-        request = ModelRequest(messages=projected.messages, tools=projected.tools, max_output_tokens=1024)
+        # the parameters the engine's turn sends (its run limits), so that the difference is the engine's work
+        # and not litellm handling a parameter only one of the two sends
+        limits = engine.limits
+        request = ModelRequest(messages=projected.messages, tools=projected.tools,
+                               max_output_tokens=limits.max_output_tokens, temperature=limits.temperature,
+                               top_p=limits.top_p, seed=limits.seed, timeout_seconds=limits.timeout_seconds,
+                               extra=limits.extra)
         visible = len(projected.messages)
 
         # 1. a whole engine turn (one call) on a fresh 200-message window, and 2. the same kind of
@@ -162,8 +168,10 @@ async def main_async(repeats: int, backend: str, tmp: Path, profile: str | None 
     }
 
     wire = {"model": MODEL, "messages": request.messages, "tools": request.tools,
-            "params": {"max_tokens": request.max_output_tokens, "temperature": None, "timeout": 60.0}}
-    body = {"model": MODEL, "messages": request.messages, "tools": request.tools, "max_tokens": 1024}
+            "params": {"max_tokens": request.max_output_tokens, "temperature": request.temperature,
+                       "timeout": request.timeout_seconds}}
+    body = {"model": MODEL, "messages": request.messages, "tools": request.tools,
+            "max_tokens": request.max_output_tokens, "temperature": request.temperature}
     secrets = engine._secrets
     parts["request_sha256"] = timed(lambda: EncodedRequest(wire, secrets).sha256, repeats)  # and its snapshot text
     parts["redact_provider_request"] = timed(lambda: redact(body, secrets), repeats)  # adapter, per call
