@@ -240,6 +240,14 @@ class ModelWorkers:
                 if lingering:
                     _kill(workers)
                     await asyncio.wait(readers)
+            # A reader cancelled with the rest of the run (a second Ctrl-C: asyncio.run cancels every task)
+            # ends before its process does: wait for the processes themselves as well.
+            exits = [asyncio.ensure_future(w.proc.wait()) for w in workers if w.proc.returncode is None]
+            if exits:
+                _, running = await asyncio.wait(exits, timeout=CLOSE_GRACE_S)
+                if running:
+                    _kill(workers)
+                    await asyncio.wait(exits)
         except BaseException:  # cancelled while closing: never leave a worker behind
             _kill(workers)
             raise

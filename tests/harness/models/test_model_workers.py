@@ -218,6 +218,25 @@ def test_a_killed_worker_fails_its_calls_and_is_replaced(loop: Loop) -> None:
     assert not [pid for pid in first + pids if alive(pid)]  # none outlives the pool
 
 
+def test_closing_waits_for_the_processes_even_when_their_readers_were_cancelled(loop: Loop) -> None:
+    """As a second Ctrl-C ends a run: asyncio.run cancels every task, the workers' readers too, and the
+    pool's close must still see each process gone before the runner exits."""
+
+    async def scenario() -> list[int]:
+        workers = ModelWorkers(2)
+        await workers.start()
+        await workers.ready()
+        readers = [w.reader for w in workers.workers if w.reader is not None]
+        for reader in readers:
+            reader.cancel()
+        await asyncio.gather(*readers, return_exceptions=True)
+        await workers.aclose()
+        return workers.pids
+
+    pids = loop.run(scenario())
+    assert len(pids) == 2 and not [pid for pid in pids if alive(pid)]
+
+
 def test_a_worker_that_cannot_start_is_a_clear_error_not_a_hang(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_pool, "WORKER_MODULE", "harness.models.workers.no_such_module")
 
