@@ -12,7 +12,8 @@ cancelled, the run torn down) cancels it in the worker. A worker that exits fail
 with ``ModelCallError("infrastructure")`` naming it and how it ended, and is started again (up to
 ``2 × count`` times a run); its later calls go to the others meanwhile. A worker that has not answered a
 call long after the call's own timeouts and retries would have ended it is stuck: it is killed, the same.
-``aclose`` ends every worker (stdin closed, then killed if it lingers) and waits for each; a worker whose
+``aclose`` ends every worker (stdin closed, then killed if it lingers; one still importing litellm, which
+can have nothing to finish, is killed at once) and waits for each; a worker whose
 runner is gone sees its stdin end and exits by itself.
 """
 
@@ -223,7 +224,8 @@ class ModelWorkers:
         return min(live, key=lambda w: len(w.pending))
 
     async def aclose(self) -> None:
-        """End every worker and wait for it: stdin closed (it exits), killed after ``CLOSE_GRACE_S``."""
+        """End every worker and wait for it: stdin closed (it exits), killed after ``CLOSE_GRACE_S``; a worker
+        not yet ready (a run refused before its first call) is killed at once."""
         self._closing = True
         if self._replacing:
             await asyncio.wait(list(self._replacing.values()))
@@ -231,7 +233,9 @@ class ModelWorkers:
 
     async def _end(self, workers: list[_Worker]) -> None:
         for worker in workers:
-            if worker.proc.stdin is not None and worker.proc.returncode is None:
+            if not worker.ready.done():  # still importing litellm: nothing it could finish, no reason to wait
+                _kill([worker])
+            elif worker.proc.stdin is not None and worker.proc.returncode is None:
                 worker.proc.stdin.close()
         readers = [w.reader for w in workers if w.reader is not None]
         try:

@@ -237,6 +237,20 @@ def test_closing_waits_for_the_processes_even_when_their_readers_were_cancelled(
     assert len(pids) == 2 and not [pid for pid in pids if alive(pid)]
 
 
+def test_a_pool_closed_before_its_workers_are_ready_kills_them_at_once(loop: Loop) -> None:
+    """A run refused before its first call (a parameter, a locked directory) ends workers still importing
+    litellm: killed, not left to finish an import for nothing before they read the end of their stdin."""
+
+    async def scenario() -> tuple[list[int], list[int | None]]:
+        workers = ModelWorkers(1)
+        await workers.start()
+        await workers.aclose()
+        return workers.pids, [w.proc.returncode for w in workers.workers]
+
+    pids, codes = loop.run(scenario())
+    assert codes == [-signal.SIGKILL] and not [pid for pid in pids if alive(pid)]
+
+
 def test_a_worker_that_cannot_start_is_a_clear_error_not_a_hang(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_pool, "WORKER_MODULE", "harness.models.workers.no_such_module")
 
