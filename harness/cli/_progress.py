@@ -29,6 +29,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 from rich.progress import Progress as RichProgress
 
+from harness.models.workers import stays_in_process
 from harness.results import TrialRecord
 from harness.runner import RunRequest
 
@@ -56,8 +57,7 @@ class Progress:
         self.latest: dict[tuple[str, str, int], TrialRecord] = {}  # (group, stage, repeat) → its latest attempt
         self.model = request.settings.agent_model
         self.concurrency = request.settings.concurrency
-        scripted = self.model.startswith("scripted/")  # in this process whatever --model-workers says
-        self.workers = 0 if scripted else request.settings.model_workers
+        self.workers = 0 if stays_in_process(self.model) else request.settings.model_workers
         selected, groups = request.settings.stages, request.settings.groups
         for stage in self.plan.stages:
             if selected is not None and stage.id not in selected:

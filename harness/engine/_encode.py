@@ -185,7 +185,7 @@ class EncodedRequest:
         self.messages_text = "[" + ", ".join([p.plain for p in pieces or ()]) + "]"
         self.messages_clean = all([p.clean for p in pieces or ()])
         self.text, ordered, self.clean = _encode(request, secrets, tools_json, pieces=pieces,
-                                                 messages_text=self.messages_text if self.textual else None)
+                                                 messages_text=self.messages_text)
         self.sha256 = hashlib.sha256(ordered.encode()).hexdigest()
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import harness
 from harness.business_tools import BusinessTools
 from harness.models import ModelRequest, Prices, public_api_base
-from harness.models.workers import ModelWorkers
+from harness.models.workers import ModelWorkers, stays_in_process
 from harness.plan import BudgetSpec, Expectation, Plan
 from harness.results import Override, Report, ReportError, read_report
 from harness.results._assemble import build_report
@@ -206,8 +206,7 @@ async def execute(request: RunRequest, on_trial: ProgressHook | None = None, *, 
 async def model_workers(settings: Settings) -> AsyncIterator[ModelWorkers | None]:
     """The run's model workers (``--model-workers``), ended with the run whatever ends it; none when
     the setting is 0 or both models are ``scripted/*`` (which always run in this process)."""
-    scripted = settings.agent_model.startswith("scripted/") and settings.maintainer_model.startswith("scripted/")
-    if settings.model_workers < 1 or scripted:
+    if settings.model_workers < 1 or all(map(stays_in_process, (settings.agent_model, settings.maintainer_model))):
         yield None
         return
     async with ModelWorkers(settings.model_workers) as workers:

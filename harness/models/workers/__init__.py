@@ -5,6 +5,6 @@ runs ``LiteLLMModel.generate`` for many calls at once on its own event loop, so 
 server uses more than one core. ``scripted/*`` models stay in the runner's process whatever the setting.
 """
 
-from ._pool import ModelWorkers, WorkerDefect, WorkerModel, WorkersFailed, runs_in_workers
+from ._pool import ModelWorkers, WorkerDefect, WorkerModel, WorkersFailed, runs_in_workers, stays_in_process
 
-__all__ = ["ModelWorkers", "WorkerDefect", "WorkerModel", "WorkersFailed", "runs_in_workers"]
+__all__ = ["ModelWorkers", "WorkerDefect", "WorkerModel", "WorkersFailed", "runs_in_workers", "stays_in_process"]

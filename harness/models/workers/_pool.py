@@ -46,12 +46,16 @@ class WorkersFailed(RuntimeError):
     """The workers could not start (litellm not importable in a fresh interpreter, …): a defect of the set-up."""
 
 
+def stays_in_process(model: str) -> bool:
+    """Whether a model string's calls stay in the runner's process whatever ``--model-workers`` says:
+    ``scripted/*``, litellm's in-process custom provider, which needs this process's registry."""
+    return model.startswith("scripted/")
+
+
 def runs_in_workers(model: object) -> TypeGuard[LiteLLMModel]:
-    """Whether a built model's calls can run in a worker: the litellm adapter on any route but
-    ``scripted/*`` (litellm's in-process custom provider, which needs this process's registry) and
-    without an injected ``sleep`` (tests' clocks do not cross processes)."""
-    return (type(model) is LiteLLMModel and not model.model.startswith("scripted/")
-            and model._sleep is asyncio.sleep)
+    """Whether a built model's calls can run in a worker: the litellm adapter on any route but one that
+    ``stays_in_process`` and without an injected ``sleep`` (tests' clocks do not cross processes)."""
+    return type(model) is LiteLLMModel and not stays_in_process(model.model) and model._sleep is asyncio.sleep
 
 
 @dataclass
