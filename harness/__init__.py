@@ -8,6 +8,8 @@ the harness imports it.
 import gc
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
@@ -38,3 +40,28 @@ def import_litellm() -> None:
     finally:
         if enabled:
             gc.enable()
+
+
+RUN_THRESHOLD = 50_000
+"""New container objects between two young collections while a run makes calls (Python's default: 700)."""
+
+
+@contextmanager
+def run_collector(threshold: int = RUN_THRESHOLD) -> Iterator[None]:
+    """Raise the cyclic garbage collector's first threshold to ``threshold`` (never lower it) for the
+    ``with``'s span: a run's model calls, in the runner and in each model worker (Q-3).
+
+    A run keeps what it makes for a while (stored messages, snapshots, trial records, litellm's response
+    objects until their trial ends), so at Python's default first threshold (700 new container objects) the
+    young collections find most objects still alive and promote them, and the older generations fill and are
+    walked again and again. Measured on the Q-3 benchmark in one process (1,800 calls): 1,800 young, 164
+    middle and 14 full collections, 1.3 s of CPU (0.7 ms a call); with a first threshold of 50,000, 9 young
+    collections and nothing older, 0.2-0.3 s. Objects are still freed by their reference counts at once; only
+    garbage cycles wait longer (at most one threshold's worth of new objects). A setting of this Python process
+    for the span of the ``with``, restored after it; never a change to what a run records."""
+    before = gc.get_threshold()
+    gc.set_threshold(max(threshold, before[0]), *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import harness
+from harness import run_collector
 from harness.business_tools import BusinessTools
 from harness.models import ModelRequest, Prices, public_api_base
 from harness.models.workers import ModelWorkers, stays_in_process
@@ -191,15 +192,16 @@ async def execute(request: RunRequest, on_trial: ProgressHook | None = None, *, 
     # The workers start first: their litellm imports run beside this process's own (the prices and the
     # parameter check below import it), not after it; a run refused below ends them before they are ready.
     async with model_workers(request.settings) as workers:
-        prices = prepare_prices(request)
-        check_params(request)  # a parameter the model does not take: refused before any directory or call
-        run_dir = RunDir(request.out_dir)
-        if request.resume:
-            run_dir.check_resume(request.plan_sha256)  # before the lock: a mistyped path makes no directory
-        if request.settings.cache_dir is not None:
-            check_cache(request.settings.cache_dir)  # an unusable --cache: exit 2 before any directory or call
-        with exclusive(request.out_dir, "harness run"):
-            return await _execute(request, prices, run_dir, on_trial, on_stage, on_call, on_start, workers)
+        with run_collector():  # a run keeps its objects a while (harness.run_collector)
+            prices = prepare_prices(request)
+            check_params(request)  # a parameter the model does not take: refused before any directory or call
+            run_dir = RunDir(request.out_dir)
+            if request.resume:
+                run_dir.check_resume(request.plan_sha256)  # before the lock: a mistyped path makes no directory
+            if request.settings.cache_dir is not None:
+                check_cache(request.settings.cache_dir)  # an unusable --cache: exit 2 before any directory or call
+            with exclusive(request.out_dir, "harness run"):
+                return await _execute(request, prices, run_dir, on_trial, on_stage, on_call, on_start, workers)
 
 
 @asynccontextmanager

@@ -22,6 +22,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from harness import run_collector
+
 from .._errors import ModelCallError
 from .._litellm import LiteLLMModel
 from .._redact import redact_text, secrets_from_env
@@ -96,7 +98,8 @@ def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     code = 0
     try:
-        asyncio.run(serve(in_fd, out_fd))
+        with run_collector():  # the worker lives as long as its run (harness.run_collector)
+            asyncio.run(serve(in_fd, out_fd))
     except BaseException:  # reported on stderr; the runner sees the exit code
         traceback.print_exc(file=sys.stderr)
         code = 1
