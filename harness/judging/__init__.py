@@ -5,5 +5,7 @@ from ._checks import TrialView, trial_check, turn_check
 from ._diagnose import diagnose, shape_of_pass
 from ._judge import judge
 from ._repeats import mark_calls
+from ._stored import decode_snapshot, decode_snapshots
 
-__all__ = ["TrialView", "diagnose", "judge", "mark_calls", "shape_of_pass", "trial_check", "turn_check"]
+__all__ = ["TrialView", "decode_snapshot", "decode_snapshots", "diagnose", "judge", "mark_calls", "shape_of_pass",
+           "trial_check", "turn_check"]

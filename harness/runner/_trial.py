@@ -8,13 +8,12 @@ occurred: the evidence the stage asks for is missing), ``passed`` otherwise.
 
 from __future__ import annotations
 
-import json
 import uuid
 from datetime import UTC, datetime
 from typing import Any
 
 from harness.engine import Engine, RunLimits, RunResult
-from harness.judging import TrialView, judge, mark_calls
+from harness.judging import TrialView, decode_snapshots, judge, mark_calls
 from harness.plan import StageSpec
 from harness.results._infra import attempt_kinds
 from harness.results._records import CallMetric, ToolCallMetric, TrialMetrics, TrialRecord, trial_id
@@ -34,7 +33,8 @@ def now() -> str:
 async def run_trial(engine: Engine, group: str, stage: StageSpec, repeat: int, attempt: int = 0,
                     snapshot_texts: list[str] | None = None) -> TrialRecord:
     """Run one trial; ``snapshot_texts``, when given, receives the JSON text of the session's snapshots
-    as stored (read once: decoded for the judges, written as they are into the transcript)."""
+    as stored (read once: decoded for the judges, ``decode_snapshots``, and written as they are into the
+    transcript)."""
     tid = trial_id(group, stage.id, repeat, attempt)
     enter_trial(repeat)  # the response cache keys a call by its repeat index
     session_id = f"{tid}#{uuid.uuid4().hex[:8]}"  # fresh on every (re)run, so a resume never reuses one
@@ -55,7 +55,7 @@ async def run_trial(engine: Engine, group: str, stage: StageSpec, repeat: int, a
         if result.status == "budget_exhausted" or (result.status == "error" and result.error_class in INFRA_CLASSES):
             break
     texts = [text for _, text in engine.store.snapshot_texts(session_id)]
-    written = [json.loads(text) for text in texts]
+    written = decode_snapshots(texts)  # json.loads of each, the run's tool schemas not decoded again
     if snapshot_texts is not None:
         snapshot_texts.extend(texts)
     view = TrialView(protocol=engine.protocol, store=engine.store, session_id=session_id, runs=runs,

@@ -1,0 +1,154 @@
+"""A trial's snapshots as stored (E-11, O-30), decoded for its judges and call metrics: for every text
+``json.loads`` accepts, ``decode_snapshot(text)`` equals ``json.loads(text)`` (values, key order, and each value
+written by ``json.dumps`` as the same text).
+
+Most of decoding a snapshot is its tool schemas, written twice (the request's ``tools`` and the provider
+body's) and the same text in every call of a run (Q-3: ~70% of ``json.loads`` of a fixed-plan snapshot, and
+building their ~600 objects again costs about as much as decoding them). So the value of a ``"tools": `` key
+whose JSON text was seen before is neither decoded nor built again: the text is decoded with each such value
+written as the constant ``NaN``, and the decoder's ``parse_constant`` gives the value decoded the first time,
+one object shared by every snapshot that holds it, made of ``dict`` and ``list`` subclasses that refuse any
+change (``TypeError``; a copy is a plain one): a reader that would change a snapshot fails loudly instead of
+changing another's. Exact because:
+
+- a remembered text ``V`` is ``json.dumps`` of a list of objects (``[{"k…``) whose first key starts with a
+  character that cannot follow a JSON string (``learnable``). In a valid JSON text, an occurrence of ``V``
+  cannot begin inside a string (its ``"`` at index 2 is unescaped and would end that string, and ``V[3]``
+  cannot follow a string's end), so it begins a value outside strings, and an array's extent is given by
+  its own text: the occurrence is that whole value, and ``NaN`` in its place decodes at the same place;
+- ``NaN`` occurs nowhere else: a text that holds ``NaN`` anywhere (a float written by ``allow_nan``, or in
+  a string) is decoded by ``json.loads`` as it is; ``Infinity`` and ``-Infinity`` decode as ``json.loads``
+  decodes them.
+
+A text with no remembered value goes to ``json.loads``, and the tool lists it holds are remembered.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any, NoReturn
+
+_ANCHOR = '"tools": '
+_MAX = 16
+_AFTER_STRING = frozenset(' \t\n\r,:]}')
+"""What may follow a JSON string's closing quote (whitespace, a separator, a closer)."""
+_CONSTANTS = {"Infinity": float("inf"), "-Infinity": float("-inf")}
+
+
+def _refuse(self: Any, *args: Any, **kwargs: Any) -> NoReturn:
+    raise TypeError("a decoded snapshot's tools are shared by every snapshot that holds them: read-only")
+
+
+class ReadOnlyDict(dict[str, Any]):
+    """A ``dict`` that refuses changes; ``copy.copy`` / ``copy.deepcopy`` give plain ones."""
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
+
+    def __copy__(self) -> dict[str, Any]:
+        return dict(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Any]:
+        return {key: copy.deepcopy(value, memo) for key, value in self.items()}
+
+    def __reduce__(self) -> Any:
+        return dict, (dict(self),)
+
+
+class ReadOnlyList(list[Any]):
+    """A ``list`` that refuses changes; ``copy.copy`` / ``copy.deepcopy`` give plain ones."""
+
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = append = clear = extend = insert = _refuse
+    pop = remove = reverse = sort = _refuse
+
+    def __copy__(self) -> list[Any]:
+        return list(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:
+        return [copy.deepcopy(value, memo) for value in self]
+
+    def __reduce__(self) -> Any:
+        return list, (list(self),)
+
+
+def read_only(value: Any) -> Any:
+    """``value`` (JSON data) built again of ``ReadOnlyDict`` and ``ReadOnlyList``."""
+    if isinstance(value, dict):
+        return ReadOnlyDict({key: read_only(item) for key, item in value.items()})
+    if isinstance(value, list):
+        return ReadOnlyList([read_only(item) for item in value])
+    return value
+
+
+class _Known:
+    """A remembered tools text, its value (read-only, shared) and a decoder that gives it for ``NaN``."""
+
+    __slots__ = ("text", "value", "decoder")
+
+    def __init__(self, text: str, value: Any) -> None:
+        self.text, self.value = text, read_only(value)
+        self.decoder = json.JSONDecoder(parse_constant=self._constant)
+
+    def _constant(self, name: str) -> Any:
+        return self.value if name == "NaN" else _CONSTANTS[name]
+
+
+_KNOWN: list[_Known] = []
+"""The remembered tools texts, the most recently used first."""
+
+
+def decode_snapshots(texts: list[str]) -> list[dict[str, Any]]:
+    """``[json.loads(t) for t in texts]`` (see the module docstring)."""
+    return [decode_snapshot(text) for text in texts]
+
+
+def decode_snapshot(text: str) -> Any:
+    """``json.loads(text)``, a remembered tools value not decoded again (see the module docstring)."""
+    if _ANCHOR not in text or "NaN" in text or text.startswith("\ufeff"):
+        return json.loads(text)
+    for index, known in enumerate(_KNOWN):
+        cut = _without(text, known.text)
+        if cut is not None:
+            if index:
+                _KNOWN.insert(0, _KNOWN.pop(index))
+            return known.decoder.decode(cut)
+    value = json.loads(text)
+    _learn(text, value)
+    return value
+
+
+def _without(text: str, known: str) -> str | None:
+    """``text`` with each occurrence of ``known`` after ``"tools": `` written as ``NaN``; None if there is none."""
+    parts: list[str] = []
+    start = 0
+    at = text.find(_ANCHOR)
+    while at >= 0:
+        at += len(_ANCHOR)
+        if text.startswith(known, at):
+            parts += (text[start:at], "NaN")
+            start = at + len(known)
+            at = text.find(_ANCHOR, start)
+        else:
+            at = text.find(_ANCHOR, at)
+    if not parts:
+        return None
+    parts.append(text[start:])
+    return "".join(parts)
+
+
+def learnable(text: str) -> bool:
+    """Whether an occurrence of this tools text in a valid JSON text is always a whole value (module docstring)."""
+    return len(text) > 3 and text.startswith('[{"') and text[3] not in _AFTER_STRING
+
+
+def _learn(text: str, snapshot: Any) -> None:
+    if not isinstance(snapshot, dict):
+        return
+    for holder in (snapshot.get("request"), snapshot.get("providerRequest")):
+        tools = holder.get("tools") if isinstance(holder, dict) else None
+        if not isinstance(tools, list) or not tools:
+            continue
+        written = json.dumps(tools, ensure_ascii=False)
+        if learnable(written) and _ANCHOR + written in text and all(k.text != written for k in _KNOWN):
+            _KNOWN.insert(0, _Known(written, tools))
+            del _KNOWN[_MAX:]

@@ -1,0 +1,96 @@
+"""The judges read a trial's snapshots as stored (E-11): ``decode_snapshot`` is ``json.loads`` of the stored
+text (values, key order, and the same text when written again), also where a remembered tools text appears inside a
+string, after another key or in a text that holds ``NaN`` or ``Infinity``."""
+
+from __future__ import annotations
+
+import copy
+import json
+import pickle
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harness.judging import _stored
+from harness.judging._stored import decode_snapshot, decode_snapshots, learnable
+
+_scalar = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=6)
+_json = st.recursive(_scalar, lambda inner: st.lists(inner, max_size=3)
+                     | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=12)
+_tool = st.fixed_dictionaries({"type": st.just("function"), "function": st.fixed_dictionaries({
+    "name": st.text(min_size=1, max_size=8), "description": st.text(max_size=12), "parameters": _json})})
+_tools = st.lists(_tool | st.dictionaries(st.text(max_size=4), _json, min_size=1, max_size=3), min_size=1, max_size=3)
+
+
+def _written(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _same(decoded: Any, text: str) -> None:
+    """Equal to ``json.loads(text)`` in values, types and key order (``json.dumps`` writes each the same)."""
+    assert _written(decoded) == _written(json.loads(text))
+
+
+def _snapshot(tools: list[Any], body_tools: list[Any] | None, noise: Any) -> dict[str, Any]:
+    return {"id": "s/1", "request": {"messages": [{"role": "user", "content": "hi"}], "tools": tools},
+            "noise": noise, "providerRequest": {"model": "m", "tools": tools if body_tools is None else body_tools},
+            "sampling": {"temperature": 0}}
+
+
+@settings(max_examples=150, deadline=None)
+@given(_tools, st.none() | _tools, _json, st.sampled_from(["string", "key", "quote", "nan", "inf", "plain", "ints"]))
+def test_decoding_is_json_loads_wherever_the_known_tools_text_appears(tools: list[Any], body_tools: list[Any] | None,
+                                                                       noise: Any, where: str) -> None:
+    known = _snapshot(tools, body_tools, None)
+    decode_snapshot(_written(known))  # learnt here (or before)
+    text = _written(tools)
+    extra = {"string": f'"tools": {text}', "key": {f'"tools": {text}': tools, "tools": [tools, text]},
+             "quote": {'a"tools': tools, "b": {"tools": tools}},
+             "nan": float("nan"), "inf": [float("inf"), float("-inf")], "plain": noise, "ints": [1, 1.0, True]}[where]
+    other = _snapshot(tools, body_tools, [noise, extra])
+    written = _written(other)
+    _same(decode_snapshot(written), written)
+    _same(decode_snapshot(written), written)  # the second time from what the first one learnt
+
+
+@given(st.text(max_size=40))
+def test_any_text_decodes_or_fails_as_json_loads_does(text: str) -> None:
+    decode_snapshot(_written(_snapshot([{"type": "function"}], None, None)))
+    for candidate in (text, '{"tools": ' + text + "}", '{"tools": [{"type": "function"}], "x": ' + text + "}"):
+        try:
+            expected = json.loads(candidate)
+        except ValueError:
+            continue
+        assert _written(decode_snapshot(candidate)) == _written(expected)
+
+
+def test_the_known_tools_are_decoded_once_and_shared_read_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    tools = [{"type": "function", "function": {"name": "quote", "description": "Compute a quote", "parameters": {}}}]
+    first = _written(_snapshot(tools, None, 1))
+    decode_snapshot(first)
+    assert any(k.text == _written(tools) for k in _stored._KNOWN)
+    loads = []
+    monkeypatch.setattr(_stored.json, "loads", lambda text: loads.append(text))
+    one, two = decode_snapshots([_written(_snapshot(tools, None, 2)), _written(_snapshot(tools, None, 3))])
+    monkeypatch.undo()
+    assert loads == []  # each text decoded without json.loads: its tools not decoded again
+    shared = one["request"]["tools"]
+    assert shared == tools and shared is one["providerRequest"]["tools"] is two["request"]["tools"]
+    changes = [lambda: shared.append(1), lambda: shared[0].update(a=1), lambda: shared[0]["function"].pop("name"),
+               lambda: shared.sort(), lambda: shared[0].setdefault("b", 2), lambda: shared.__setitem__(0, 1)]
+    for change in changes:
+        with pytest.raises(TypeError, match="read-only"):
+            change()
+    assert decode_snapshot(first)["request"]["tools"] == tools
+    plain = copy.deepcopy(one)
+    plain["request"]["tools"][0]["function"]["name"] = "changed"  # a copy is a plain one
+    assert type(plain["request"]["tools"]) is list and shared == tools
+    assert pickle.loads(pickle.dumps(one)) == one
+
+
+def test_only_a_list_of_objects_whose_first_key_cannot_follow_a_string_is_remembered() -> None:
+    assert learnable('[{"type": "function"}]') and learnable('[{"": 1}]')
+    assert not learnable("[]") and not learnable('[1, {"a": 2}]') and not learnable('[{", ": 1}]')
+    assert not learnable('[{"}": 1}]') and not learnable('[{" a": 1}]')
