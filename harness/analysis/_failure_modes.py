@@ -35,6 +35,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Literal
 
 from harness.models import looks_like_unparsed_tool_call
@@ -226,8 +227,7 @@ def pass_shape(trial: TrialEvidence) -> Diagnosis | None:
         answer = own if own is not None else (turn.answer or "").strip()
         tag = _TAG.match(answer)
         keys = set(_KEY.findall(answer))
-        derived_keys = any(len(keys & (set(_KEY.findall(_body(text))) - {"id", "name", "status"})) >= ECHO_KEYS
-                           for _, text in turn.derived)
+        derived_keys = any(len(keys & _derived_keys(text)) >= ECHO_KEYS for _, text in turn.derived)
         if shape.mode == "tool_call_as_text" or tag is not None or derived_keys:
             return shape
     return None
@@ -240,14 +240,13 @@ def echo_source(answer: str, derived: Sequence[tuple[str, str]], tools: Sequence
         return tag.group(1)
     keys = set(_KEY.findall(answer))
     for kind, text in derived:
-        own = set(_KEY.findall(_body(text))) - {"id", "name", "status"}
-        if len(keys & own) >= ECHO_KEYS:
+        if len(keys & _derived_keys(text)) >= ECHO_KEYS:
             return kind
     descriptions = {name: text for name, text in tools if text}
     sources = [*derived, *((f"tool:{n}", d) for n, d in descriptions.items())]
     grams = _grams(answer)
-    shares = sorted(((len(grams & _grams(text)) / len(grams), kind) for kind, text in sources), reverse=True) \
-        if grams and sources else []
+    shares = sorted(((len(grams & _source_grams(text)) / len(grams), kind) for kind, text in sources),
+                    reverse=True) if grams and sources else []
     best_share, best = shares[0] if shares else (0.0, None)
     if best_share >= ECHO_SHARE:
         return best
@@ -269,6 +268,19 @@ def _body(text: str) -> str:
 def _grams(text: str) -> set[str]:
     squeezed = re.sub(r"\s+", " ", text)
     return {squeezed[i : i + _NGRAM] for i in range(len(squeezed) - _NGRAM + 1)}
+
+
+@lru_cache(maxsize=1024)
+def _source_grams(text: str) -> frozenset[str]:
+    """``_grams`` of a derived message or a tool description, once per text: the tools' are the same in every
+    request of a run, a state or header text recurs across a trial's steps (Q-3)."""
+    return frozenset(_grams(text))
+
+
+@lru_cache(maxsize=1024)
+def _derived_keys(text: str) -> frozenset[str]:
+    """The JSON keys a derived message's body writes (``id``, ``name`` and ``status`` aside), once per text."""
+    return frozenset(_KEY.findall(_body(text))) - {"id", "name", "status"}
 
 
 def _describe(echoed: str) -> str:
