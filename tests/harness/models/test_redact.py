@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.models import REDACTED, redact, redact_owned, redacted_from_json, redacted_json, secrets_from_env
-from harness.models._redact import _FOLDS_TO_ASCII, _SENSITIVE_KEYS, redact_text
+from harness.models._redact import _FOLDS_TO_ASCII, _SENSITIVE_KEY_IN_JSON, _SENSITIVE_KEYS, _clean, redact_text
 
 SECRET = "local-PLANTED-0123456789"
 
@@ -125,10 +126,59 @@ def test_o30_a_clean_captured_body_is_not_walked() -> None:
 
 
 def test_o30_redacted_json_catches_each_trigger_alone() -> None:
-    for value in [{"content": "use sk-" + "a" * 20}, {"content": "AIza" + "b" * 33}, {"h": "BeArEr abcdefghij"},
-                  {"Api-Key": "x"}, {"client_secret": 1}, {"api_\u212aey": "v"}, {"note": SECRET + "!"}]:
-        out = json.loads(redacted_json(value, [SECRET]))
-        assert out == redact(value, [SECRET]) and out != value, value
+    """Each trigger alone, in an ASCII text and in one that is not (the scan tests the fold characters only there)."""
+    for other in ("plain", "中文 é"):
+        triggers: list[dict[str, object]] = [
+            {"content": "use sk-" + "a" * 20}, {"content": "AIza" + "b" * 33}, {"h": "BeArEr abcdefghij"},
+            {"Api-Key": "x"}, {"client_secret": 1}, {"api_\u212aey": "v"}, {"note": SECRET + "!"},
+            {"note": f'x{SECRET}"'}]
+        for trigger in triggers:
+            value = {"other": other, **trigger}
+            out = json.loads(redacted_json(value, [SECRET]))
+            assert out == redact(value, [SECRET]) and out != value, value
+            assert not _clean(json.dumps(value, ensure_ascii=False), (SECRET,)), value
+
+
+def _clean_in_bytes(text: str, secrets: tuple[str, ...]) -> bool:
+    """The scan as first written, every test on the UTF-8 bytes: ``_clean`` must answer as it does."""
+    data = text.encode()
+    if b"sk-" in data or b"AIza" in data:
+        return False
+    low = data.lower()
+    if b"bearer" in low or any(json.dumps(s, ensure_ascii=False)[1:-1].encode() in data for s in secrets):
+        return False
+    if any(c.encode() in data for c in "\u0130\u0131\u017f\u212a"):
+        return False
+    return _SENSITIVE_KEY_IN_JSON.search(low) is None
+
+
+@settings(max_examples=400, deadline=None)
+@given(tree=_TREE, secret=st.sampled_from([SECRET, 'sk"quote\\d\n', "ordinary-long", "中文-secret-é"]),
+       noise=st.text(max_size=12))
+def test_o30_the_scan_answers_as_the_scan_in_bytes(tree: object, secret: str, noise: str) -> None:
+    try:
+        text = json.dumps([tree, noise], default=str, ensure_ascii=False)
+        text.encode()
+    except (TypeError, ValueError, UnicodeEncodeError):  # keys JSON cannot write; lone surrogates
+        return
+    assert _clean(text, (secret,)) == _clean_in_bytes(text, (secret,))
+    planted = json.dumps([tree, noise + secret], default=str, ensure_ascii=False)
+    assert _clean(planted, (secret,)) is False  # the scan never passes a text that holds the secret
+
+
+def test_o30_secrets_from_env_follows_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scan of ``os.environ`` is kept until it changes: a variable set, changed or removed is seen at once."""
+    monkeypatch.delenv("HARNESS_TEST_TOKEN", raising=False)
+    assert SECRET not in secrets_from_env()
+    monkeypatch.setenv("HARNESS_TEST_TOKEN", SECRET)
+    assert SECRET in secrets_from_env()
+    monkeypatch.setenv("HARNESS_TEST_TOKEN", SECRET + "-changed")
+    assert SECRET + "-changed" in secrets_from_env() and SECRET not in secrets_from_env()
+    found = secrets_from_env()
+    found.clear()  # a copy: the caller's to change
+    assert SECRET + "-changed" in secrets_from_env()
+    monkeypatch.delenv("HARNESS_TEST_TOKEN")
+    assert SECRET + "-changed" not in secrets_from_env()
 
 
 def test_o30_only_four_characters_fold_to_ascii_letters() -> None:
@@ -138,6 +188,6 @@ def test_o30_only_four_characters_fold_to_ascii_letters() -> None:
 
     letter = re.compile("(?i)[a-z]")
     folding = [c for c in map(chr, range(128, sys.maxunicode + 1)) if letter.match(c)]
-    assert tuple(c.encode() for c in folding) == _FOLDS_TO_ASCII
+    assert "".join(folding) == _FOLDS_TO_ASCII
     lowered = [c for c in map(chr, range(128, sys.maxunicode + 1)) if any(x in "bear" for x in c.lower())]
     assert lowered == []  # so bytes.lower finds every "bearer" that str.lower makes
