@@ -234,6 +234,7 @@ def _sensitive(key: str) -> bool:
     return _SENSITIVE_KEYS.match(key) is not None
 
 
+@lru_cache(maxsize=64)
 def public_api_base(api_base: str | None) -> str | None:
     """An API base URL without user info or key/token query parameters: safe to write anywhere (O-30)."""
     if api_base is None:
