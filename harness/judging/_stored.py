@@ -16,9 +16,10 @@ changing another's. Exact because:
   cannot begin inside a string (its ``"`` at index 2 is unescaped and would end that string, and ``V[3]``
   cannot follow a string's end), so it begins a value outside strings, and an array's extent is given by
   its own text: the occurrence is that whole value, and ``NaN`` in its place decodes at the same place;
-- ``NaN`` occurs nowhere else: a text that holds ``NaN`` anywhere (a float written by ``allow_nan``, or in
-  a string) is decoded by ``json.loads`` as it is; ``Infinity`` and ``-Infinity`` decode as ``json.loads``
-  decodes them.
+- ``NaN`` occurs nowhere else: a text that holds ``NaN`` outside those values (a float written by
+  ``allow_nan``, or in a string) is decoded by ``json.loads`` as it is (counted in the shorter text: as many
+  ``NaN`` as values written so, and a ``NaN`` cannot straddle one, which sits between ``": "`` and a
+  separator or closer); ``Infinity`` and ``-Infinity`` decode as ``json.loads`` decodes them.
 
 A text with no remembered value goes to ``json.loads``, and the tool lists it holds are remembered.
 """
@@ -104,21 +105,23 @@ def decode_snapshots(texts: list[str]) -> list[dict[str, Any]]:
 
 def decode_snapshot(text: str) -> Any:
     """``json.loads(text)``, a remembered tools value not decoded again (see the module docstring)."""
-    if _ANCHOR not in text or "NaN" in text or text.startswith("\ufeff"):
+    if _ANCHOR not in text or text.startswith("\ufeff"):
         return json.loads(text)
     for index, known in enumerate(_KNOWN):
-        cut = _without(text, known.text)
-        if cut is not None:
+        cut, count = _without(text, known.text)
+        if count:
             if index:
                 _KNOWN.insert(0, _KNOWN.pop(index))
+            if cut.count("NaN") != count:  # a NaN of its own (a float, or in a string): decoded as it is
+                return json.loads(text)
             return known.decoder.decode(cut)
     value = json.loads(text)
     _learn(text, value)
     return value
 
 
-def _without(text: str, known: str) -> str | None:
-    """``text`` with each occurrence of ``known`` after ``"tools": `` written as ``NaN``; None if there is none."""
+def _without(text: str, known: str) -> tuple[str, int]:
+    """``text`` with each occurrence of ``known`` after ``"tools": `` written as ``NaN``, and how many there were."""
     parts: list[str] = []
     start = 0
     at = text.find(_ANCHOR)
@@ -131,9 +134,9 @@ def _without(text: str, known: str) -> str | None:
         else:
             at = text.find(_ANCHOR, at)
     if not parts:
-        return None
+        return text, 0
     parts.append(text[start:])
-    return "".join(parts)
+    return "".join(parts), len(parts) // 2
 
 
 def learnable(text: str) -> bool:

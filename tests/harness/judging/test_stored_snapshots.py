@@ -94,3 +94,12 @@ def test_only_a_list_of_objects_whose_first_key_cannot_follow_a_string_is_rememb
     assert learnable('[{"type": "function"}]') and learnable('[{"": 1}]')
     assert not learnable("[]") and not learnable('[1, {"a": 2}]') and not learnable('[{", ": 1}]')
     assert not learnable('[{"}": 1}]') and not learnable('[{" a": 1}]')
+
+
+def test_a_nan_in_the_tools_or_elsewhere() -> None:
+    tools = [{"type": "function", "function": {"name": "calc", "description": "never returns NaN"}}]
+    decode_snapshot(_written(_snapshot(tools, None, 0)))
+    for noise in ("NaN", [float("nan")], {"NaN": 1}, "plain", float("inf")):
+        text = _written(_snapshot(tools, None, noise))
+        _same(decode_snapshot(text), text)
+    assert _stored._without(_written(_snapshot(tools, None, "NaN")), _written(tools))[1] == 2
