@@ -199,15 +199,16 @@ class BudgetLedger:
             usage, source = Usage(), "none"
             if output is not None:
                 usage, source = self._usage(reservation, output)
-                self.spent.usd += self.prices.cost(reservation.model, usage)
+            usd = self.prices.cost(reservation.model, usage)  # once: the spent total and the call's record
+            if output is not None:
+                self.spent.usd += usd
                 self.spent.inputTokens += usage.input_tokens
                 self.spent.cachedInputTokens += usage.cached_input_tokens
                 self.spent.outputTokens += usage.output_tokens
             if error is not None and error.kind == "context_window":
                 self.request_stop("context_limit", context_limit_detail(reservation, error.message))
             if self.on_settle is not None:
-                self.on_settle({"model": reservation.model, "ok": output is not None,
-                                "usd": self.prices.cost(reservation.model, usage),
+                self.on_settle({"model": reservation.model, "ok": output is not None, "usd": usd,
                                 "inputTokens": usage.input_tokens, "cachedInputTokens": usage.cached_input_tokens,
                                 "outputTokens": usage.output_tokens, "estimatedInputTokens": reservation.estimate,
                                 "usage": source, "wallSeconds": round(self.wall_seconds(), 3)})

@@ -202,7 +202,7 @@ class RunDir:
             if self._calls is None:
                 self._calls = _open_append(self.path / CALLS)
             try:
-                _append(self._calls, json.dumps(call, ensure_ascii=False))
+                _append(self._calls, _encode_call(call))
             except OSError:
                 _drop(self._calls)
                 self._calls = None
@@ -285,6 +285,8 @@ class _Syncer:
                 self._cond.notify_all()
 
     def check(self) -> None:
+        if self._error is None:  # read without the lock: an error set meanwhile is raised by the next check
+            return
         with self._cond:
             error, self._error = self._error, None
         if error is not None:
@@ -322,6 +324,10 @@ class _Syncer:
             with self._cond:  # sit out the window: what is written meanwhile shares the next fsync
                 if not self._stopping:
                     self._cond.wait(self.window_s)
+
+
+_encode_call = json.JSONEncoder(ensure_ascii=False).encode
+"""``json.dumps(call, ensure_ascii=False)`` without building an encoder for every line."""
 
 
 def _open_append(path: Path) -> IO[str]:

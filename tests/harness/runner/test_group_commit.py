@@ -1,13 +1,17 @@
 """The run directory's fsync thread commits in groups: a burst of appended lines wakes it once, every
-line written before ``stop`` is synced, and an fsync's error reaches the writer."""
+line written before ``stop`` is synced, and an fsync's error reaches the writer; a call's line is what
+``json.dumps`` writes."""
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from harness.runner import _persist
 from harness.runner._persist import _Syncer
@@ -73,3 +77,13 @@ def test_an_fsync_error_is_raised_by_the_next_check(tmp_path: Path, monkeypatch:
         syncer.dirty(fh)
         with pytest.raises(OSError, match="No space left"):
             syncer.stop()
+
+
+_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+                       lambda inner: st.lists(inner, max_size=3)
+                       | st.dictionaries(st.text(max_size=6), inner, max_size=3), max_leaves=10)
+
+
+@given(st.dictionaries(st.text(max_size=12), _values, max_size=8))
+def test_a_call_line_is_what_json_dumps_writes(call: dict[str, object]) -> None:
+    assert _persist._encode_call(call) == json.dumps(call, ensure_ascii=False)
