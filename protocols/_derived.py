@@ -10,8 +10,9 @@ user authority is v3's (source, unified@3: "三组的 context_state 都是同一
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from ._text import json_text
 
 HEADER_TAG = "[context_header]"
 FOLD_TAG = "[context_fold]"
@@ -45,7 +46,7 @@ def _sorted(value: Any) -> Any:
 
 def dumps(value: Any, escape_non_ascii: bool) -> str:
     """JSON as the header writes it: unified@1 escapes non-ASCII (\\uXXXX), later versions do not."""
-    return json.dumps(value, ensure_ascii=escape_non_ascii)
+    return json_text(value, ensure_ascii=escape_non_ascii)
 
 
 def header_text(

@@ -7,7 +7,7 @@ scans the session (Q-1) and never writes anything (P-1).
 
 from __future__ import annotations
 
-import json
+import marshal
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
@@ -28,6 +28,7 @@ from ._state import (
     covered_key,
     window_key,
 )
+from ._text import json_text
 from ._version import ProtocolVersion
 from ._view import gui_projection, tool_result_preview, validate_pairing
 from .tools import tool_schemas, tool_schemas_json
@@ -75,6 +76,7 @@ _PREVIEWS: dict[int, tuple[RawMessage, int, bool, Any]] = {}
 """A tool result's shown content by its stored message (held, so its id is not reused while kept)."""
 _PREVIEWS_MAX = 4096
 _PREVIEWS_LOCK = threading.Lock()
+_BUSINESS_LOCK = threading.Lock()
 
 
 def _preview(raw: RawMessage, limit: int, has_windows: bool) -> Any:
@@ -263,15 +265,39 @@ def project(
     # each tool a dict of its own, as validating the model made it; the rest is built here and valid by
     # construction, so the model is not validated again (Q-2: that copied every message dict of the view)
     tools = [*tool_schemas(protocol, maintainer_bound=bound), *[dict(t) for t in business_tools]]
-    tools_json = _joined(tool_schemas_json(protocol, maintainer_bound=bound), _json_or_none(business_tools))
+    tools_json = _joined(tool_schemas_json(protocol, maintainer_bound=bound), _business_json(business_tools))
     return ProjectedRequest.model_construct(messages=messages, sources=sources, tools=tools, tools_json=tools_json)
 
 
 def _json_or_none(value: list[dict[str, Any]]) -> str | None:
     try:
-        return json.dumps(value, ensure_ascii=False)
+        return json_text(value)
     except (TypeError, ValueError):  # the caller's tools are not JSON: whoever encodes them says so
         return None
+
+
+_BUSINESS: dict[int, tuple[list[dict[str, Any]], bytes, str | None]] = {}
+"""The host's business tools' JSON by the list it hands (held, so its id is not reused while kept)."""
+_BUSINESS_MAX = 64
+
+
+def _business_json(tools: list[dict[str, Any]]) -> str | None:
+    """``_json_or_none(tools)``, written once for the list a host hands at every step (Q-2). The list's
+    ``marshal`` bytes (version 0: no references, no interning flags; ``1``, ``1.0`` and ``True`` differ) say
+    that its content is still what was written; any change, or a value marshal cannot write, writes it again."""
+    try:
+        content = marshal.dumps(tools, 0)
+    except ValueError:
+        return _json_or_none(tools)
+    kept = _BUSINESS.get(id(tools))
+    if kept is not None and kept[0] is tools and kept[1] == content:
+        return kept[2]
+    text = _json_or_none(tools)
+    with _BUSINESS_LOCK:
+        if len(_BUSINESS) >= _BUSINESS_MAX:  # the oldest goes first
+            _BUSINESS.pop(next(iter(_BUSINESS)))
+        _BUSINESS[id(tools)] = (tools, content, text)
+    return text
 
 
 def _joined(first: str, second: str | None) -> str | None:

@@ -1,4 +1,5 @@
-"""Text measures of the reference host (.NET): lengths in UTF-16 code units, canonical JSON."""
+"""Text measures of the reference host (.NET): lengths in UTF-16 code units, canonical JSON; JSON text as
+``json.dumps(value, ensure_ascii=False)`` writes it (``json_text``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ from typing import Any
 
 
 def utf16_len(text: str) -> int:
-    """Length as .NET's ``string.Length`` counts it (UTF-16 code units)."""
+    """Length as .NET's ``string.Length`` counts it (UTF-16 code units): an ASCII text's length without
+    encoding it."""
+    if text.isascii():
+        return len(text)
     return len(text.encode("utf-16-le")) // 2
 
 
@@ -35,9 +39,24 @@ def utf16_truncate(text: str, max_units: int) -> str:
     return utf16_slice(text, 0, max_units)[0]
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+_PLAIN = json.JSONEncoder(ensure_ascii=False)
+_SORTED = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
+_ASCII = json.JSONEncoder()
+# ``json.dumps`` builds a new JSONEncoder at every call whose options differ from its defaults; one made once
+# with the same options writes the same text (its ``encode`` keeps no state between calls)
+
+
 def canonical_json(value: Any) -> str:
     """Deterministic JSON: sorted keys, no whitespace, non-ASCII kept as is."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(value)
+
+
+def json_text(value: Any, sort_keys: bool = False, ensure_ascii: bool = False) -> str:
+    """``json.dumps(value, ensure_ascii=ensure_ascii, sort_keys=sort_keys)``, the same text."""
+    if ensure_ascii:
+        return _ASCII.encode(value) if not sort_keys else json.dumps(value, sort_keys=True)
+    return (_SORTED if sort_keys else _PLAIN).encode(value)
 
 
 def sha256_hex(text: str) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 
 from harness.models import needs_no_redaction, redacted_json
 from protocols import ProjectionSource
+from protocols._text import json_text
 
 
 class _Piece:
@@ -39,7 +40,7 @@ _TEXTUAL = frozenset({str, type(None)})
 
 
 def _dumps(value: Any, ordered: bool = False) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=ordered)
+    return json_text(value, sort_keys=ordered)
 
 
 def _remember(key: Any, piece: _Piece) -> _Piece:

@@ -8,11 +8,11 @@ mistakes are results, never exceptions.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from harness.business_tools import BusinessTools
 from protocols import Dispatched, FrozenView, MaintainerBinding, Protocol, RawMessage, ToolCall
+from protocols._text import json_text
 from protocols.store import SessionStore
 
 
@@ -57,7 +57,7 @@ class ToolRouter:
 
 
 def result_content(result: dict[str, Any]) -> str:
-    return json.dumps(result, ensure_ascii=False)
+    return json_text(result)
 
 
 def outcome(result: dict[str, Any]) -> tuple[bool, str | None]:

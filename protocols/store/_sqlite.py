@@ -25,6 +25,7 @@ from typing import Any
 from .._errors import RevisionConflict, StoreError
 from .._messages import MessageDraft, RawMessage
 from .._state import KvLimits
+from .._text import json_text
 from ._base import JsonValue, KvChanges, SessionStore
 
 _TIERS = ("messages", "messages_cold")
@@ -80,7 +81,7 @@ _MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m001_initial]
 
 
 def _dumps(value: JsonValue) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    return json_text(value)
 
 
 _DECODED: dict[str, RawMessage] = {}
