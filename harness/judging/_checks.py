@@ -9,7 +9,8 @@ docs/evidence.md.
 
 Turn checks read one run; trial checks read the trial's runs, its redacted snapshots (the requests
 as sent, with their sources) and its store. The read-back checks probe ``context_fold_read``
-through the protocol's dispatcher after the trial, with fresh call ids: no model call, no charge.
+through the protocol's dispatcher after the trial, with fresh call ids: no model call, no charge; a fold
+both of them cover is read back once (``TrialView.readbacks``).
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ class TrialView:
     snapshots: list[dict[str, Any]]
     memories: list[dict[str, str]] = field(default_factory=list)
     """Per finished turn: ``window/<id>`` → its workingMemory, read right after the turn."""
+    readbacks: dict[str, str | None] = field(default_factory=dict)
+    """fold id → what reading it back found (None: its raw messages), kept for the other checks of this view:
+    ``fold_readback`` and ``compression_readback`` read a fold once (the probes change no fold or message)."""
 
 
 def _r(name: str, result: str, detail: str, evidence: list[str] | None = None, turn: int | None = None) -> CheckResult:
@@ -213,16 +217,26 @@ def read_fold(view: TrialView, fold_id: str) -> tuple[str | None, str]:
 def _readback(view: TrialView, fold_ids: list[str]) -> list[str]:
     problems = []
     for fold_id in fold_ids:
-        fold = view.store.kv_get(view.session_id, f"fold/{fold_id}")
-        assert isinstance(fold, dict)
-        raw = view.store.messages_by_ids(view.session_id, list(fold.get("messageIds") or []))
-        expected = canonical_json([m.wire() for m in raw])
-        text, problem = read_fold(view, fold_id)
-        if text is None:
+        if fold_id not in view.readbacks:
+            view.readbacks[fold_id] = _read_back(view, fold_id)
+        problem = view.readbacks[fold_id]
+        if problem is not None:
             problems.append(problem)
-        elif text != expected:
-            problems.append(f"{fold_id}: read back {len(text)} characters that differ from its raw messages")
     return problems
+
+
+def _read_back(view: TrialView, fold_id: str) -> str | None:
+    """What is wrong with the fold read back through the dispatcher, None when it is its raw messages."""
+    fold = view.store.kv_get(view.session_id, f"fold/{fold_id}")
+    assert isinstance(fold, dict)
+    raw = view.store.messages_by_ids(view.session_id, list(fold.get("messageIds") or []))
+    expected = canonical_json([m.wire() for m in raw])
+    text, problem = read_fold(view, fold_id)
+    if text is None:
+        return problem
+    if text != expected:
+        return f"{fold_id}: read back {len(text)} characters that differ from its raw messages"
+    return None
 
 
 def _folds(view: TrialView) -> dict[str, dict[str, Any]]:
