@@ -193,15 +193,18 @@ class EncodedRequest:
 def snapshot_json(data: dict[str, Any], sources: list[ProjectionSource] | None, secrets: tuple[str, ...],
                   request: EncodedRequest | None = None) -> str:
     """``json.dumps(redact(snapshot))`` of ``data`` with ``sources`` as its ``sources`` (their wire form) and,
-    given ``request``, that encoding as its ``request``; ``providerRequest`` joined from pieces as well (its
-    messages' text the request's when they are the same). When anything in it could need redacting, the whole
-    text is redacted by the walk (``redacted_json``)."""
+    given ``request``, that encoding as its ``request``; ``providerRequest`` as it is when it is the body's JSON
+    text, else joined from pieces as well (its messages' text the request's when they are the same). When
+    anything in it could need redacting, the whole text is redacted by the walk (``redacted_json``)."""
     small: list[str] = list(data)
     items = []
     clean = True
     for key, value in data.items():
         if key == "request" and request is not None:
             text, clean = request.text, clean and request.clean
+        elif key == "providerRequest" and type(value) is str:  # the body as text (ModelOutput.provider_request_json)
+            text = value
+            clean = clean and needs_no_redaction(value, secrets)
         elif key == "providerRequest" and type(value) is dict:
             text, _, body_clean = _encode(value, secrets, sort=False, like=request)
             clean = clean and body_clean

@@ -333,7 +333,7 @@ class _Run:
                          "finishReason": output.finish_reason, **({"cut": output.cut} if output.cut else {})},
             "error": None, "usage": output.usage.model_dump(), "usd": output.usd, "priceKnown": output.price_known,
             "latencyMs": output.latency_ms, "retries": [r.model_dump() for r in output.retries],
-            "providerRequest": output.provider_request, "cacheKey": output.cache_key, "sampling": output.sampling,
+            "providerRequest": output.provider_request_json, "cacheKey": output.cache_key, "sampling": output.sampling,
         }, sources, encoded)
         if not defer:
             e.store.put_snapshot_json(self.session_id, snap, text)

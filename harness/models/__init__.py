@@ -21,6 +21,7 @@ from ._redact import (
     redact_owned,
     redacted_from_json,
     redacted_json,
+    redacted_json_text,
     secrets_from_env,
 )
 from ._scripted_call import ResolveModel, ScriptedModelLike
@@ -78,6 +79,7 @@ __all__ = [
     "redact",
     "redact_owned",
     "redacted_from_json",
+    "redacted_json_text",
     "redacted_json",
     "scripted_resolver",
     "secrets_from_env",

@@ -3,8 +3,8 @@
 litellm hands ``log_pre_api_call`` the body it is about to send
 (``kwargs["additional_args"]["complete_input_dict"]``) next to the raw API key; only the body is
 copied, as its JSON text (``ensure_ascii=False``, odd leaves stringified), keyed by the ``litellm_call_id``
-the adapter chose for that attempt. The adapter decodes and redacts it (``redacted_from_json``): the text
-is encoded once and scanned once, and a clean body is never walked.
+the adapter chose for that attempt. The adapter redacts it as text (``redacted_json_text``): the text is
+encoded once and scanned once, and a clean body is neither decoded nor walked; it reaches the snapshot as it is.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ class RequestCapture(CustomLogger):
             self._bodies[call_id] = text
 
     def pop(self, call_id: str) -> str | None:
-        """The body's JSON text (``ensure_ascii=False``), unredacted: decode it with ``redacted_from_json``."""
+        """The body's JSON text (``ensure_ascii=False``), unredacted: redact it with ``redacted_json_text``."""
         with self._lock:
             return self._bodies.pop(call_id, None)
 

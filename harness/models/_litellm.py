@@ -15,7 +15,7 @@ from ._errors import ModelCallError
 from ._local import PLACEHOLDER_KEY, is_loopback, needs_placeholder_key
 from ._pricing import Prices, price_call
 from ._reasoning import CLAUDE_THINKING_SAMPLING, claude_thinks, for_provider, reasoning_of, reasoning_tokens
-from ._redact import redact, redact_owned, redacted_from_json, secrets_from_env
+from ._redact import redact, redact_owned, redacted_json_text, secrets_from_env
 from ._retry import backoff_seconds, classify
 from ._setup import ensure_litellm
 from ._types import ModelOutput, ModelRequest, RetryRecord, ToolCallOut, Usage
@@ -167,7 +167,7 @@ class LiteLLMModel:
             price_known=known,
             latency_ms=latency_ms,
             retries=retries,
-            provider_request=None if body is None else redacted_from_json(body, secrets),
+            provider_request_json=None if body is None else redacted_json_text(body, secrets),
             raw_response=redact_owned(response.model_dump(mode="json"), secrets),
             reasoning=reasoning_of(message),
         )

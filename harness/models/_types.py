@@ -6,9 +6,10 @@ caller's own type.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 # Parameters the adapter owns; a request may not smuggle them in through ``extra``.
 RESERVED_PARAMS = frozenset(
@@ -129,7 +130,9 @@ class ModelOutput(_Frozen):
     price_known: bool = False
     latency_ms: float = 0.0
     retries: list[RetryRecord] = Field(default_factory=list)
-    provider_request: dict[str, Any] | None = None
+    provider_request_json: str | None = None
+    """The provider-level body the call sent, as its JSON text (``ensure_ascii=False``), redacted (E-11, O-30):
+    the snapshot's ``providerRequest`` is this text, spliced in as it is; ``provider_request`` decodes it."""
     raw_response: dict[str, Any] | None = None
     cache_key: str | None = None
     """Set when the output was served from the response cache (``--cache``): no model was called."""
@@ -141,6 +144,24 @@ class ModelOutput(_Frozen):
     sampling: dict[str, Any] = Field(default_factory=dict)
     """The sampling parameters sent with the call (``temperature``, ``top_p``, ``seed``); one the provider
     does not take is left out (and so absent here)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _body_as_text(cls, data: Any) -> Any:
+        """An output written before the body was kept as text (a response cache entry's ``provider_request``,
+        its decoded form): the same body, as the JSON text its snapshot wrote for it."""
+        if isinstance(data, dict) and "provider_request" in data:
+            data = dict(data)
+            body = data.pop("provider_request")
+            if "provider_request_json" not in data:
+                data["provider_request_json"] = None if body is None else json.dumps(body, ensure_ascii=False)
+        return data
+
+    @property
+    def provider_request(self) -> dict[str, Any] | None:
+        """The provider body, decoded (a fresh value on each read)."""
+        text = self.provider_request_json
+        return None if text is None else json.loads(text)
 
 
 ErrorKind = Literal["infrastructure", "provider_rejected", "context_window", "unsupported_input"]

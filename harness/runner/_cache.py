@@ -99,9 +99,12 @@ class ResponseCache:
                                          "retries": []})
 
     def put(self, key: str, material: dict[str, Any], output: ModelOutput) -> None:
+        # the provider body decoded, under ``provider_request``, as entries have always held it (``get`` reads both)
+        dumped = {("provider_request" if k == "provider_request_json" else k):
+                  (output.provider_request if k == "provider_request_json" else v)
+                  for k, v in output.model_dump(mode="json", exclude={"cache_key"}).items()}
         entry = {"schemaVersion": CACHE_SCHEMA, "key": key, "harnessVersion": harness.__version__,
-                 "storedAt": datetime.now(UTC).isoformat(timespec="seconds"), "request": material,
-                 "output": output.model_dump(mode="json", exclude={"cache_key"})}
+                 "storedAt": datetime.now(UTC).isoformat(timespec="seconds"), "request": material, "output": dumped}
         text = json.dumps(redact(entry, secrets_from_env()), ensure_ascii=False, indent=1)
         target = self.path(key)
         try:

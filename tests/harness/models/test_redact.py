@@ -9,8 +9,24 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.models import REDACTED, redact, redact_owned, redacted_from_json, redacted_json, secrets_from_env
-from harness.models._redact import _FOLDS_TO_ASCII, _SENSITIVE_KEY_IN_JSON, _SENSITIVE_KEYS, _clean, redact_text
+from harness.models import (
+    REDACTED,
+    ModelOutput,
+    redact,
+    redact_owned,
+    redacted_from_json,
+    redacted_json,
+    secrets_from_env,
+)
+from harness.models._redact import (
+    _FOLDS_TO_ASCII,
+    _SENSITIVE_KEY_IN_JSON,
+    _SENSITIVE_KEYS,
+    _clean,
+    needs_no_redaction,
+    redact_text,
+    redacted_json_text,
+)
 
 SECRET = "local-PLANTED-0123456789"
 
@@ -116,6 +132,49 @@ def test_o30_a_captured_body_decoded_and_redacted_once_equals_redact(tree: objec
         assert out == form
     if out != form:
         assert out is not owned
+
+
+@settings(max_examples=400, deadline=None)
+@given(tree=_TREE, secret=st.sampled_from([SECRET, 'sk"quote\\d\n', "ordinary-long"]))
+def test_o30_a_captured_body_redacted_as_text_is_the_json_of_redact(tree: object, secret: str) -> None:
+    """The body kept as text (the snapshot splices it): what redact of its decoded form encodes to, byte for byte;
+    the secret planted in a message and under ``api_key`` never passes."""
+    wrapped = {"model": "m", "messages": [{"role": "user", "content": tree}, {"role": "user", "content": secret}],
+               "api_key": secret}
+    text = json.dumps(wrapped, default=str, ensure_ascii=False)
+    out = redacted_json_text(text, [secret])
+    assert out == json.dumps(redact(json.loads(text), [secret]), ensure_ascii=False)
+    decoded = json.loads(out)
+    assert decoded["messages"][1]["content"] == REDACTED and decoded["api_key"] == REDACTED
+
+
+def test_o30_a_clean_body_as_text_is_kept_and_a_dirty_one_redacted() -> None:
+    text = json.dumps({"messages": [{"role": "user", "content": "plain 中文"}]}, ensure_ascii=False)
+    assert redacted_json_text(text, [SECRET]) is text  # neither decoded nor encoded
+    dirty = json.dumps({"messages": [{"role": "user", "content": "中文 key " + SECRET}]}, ensure_ascii=False)
+    assert redacted_json_text(dirty, [SECRET]) == json.dumps(
+        {"messages": [{"role": "user", "content": "中文 key " + REDACTED}]}, ensure_ascii=False)
+
+
+def test_o30_a_body_found_clean_is_scanned_again_for_the_secrets_it_was_not_scanned_for() -> None:
+    """The snapshot asks about the very text the adapter kept: a secret only the snapshot knows is still found."""
+    other = "snapshot-only-secret-42"
+    text = json.dumps({"messages": [{"role": "user", "content": f"中文 {other}"}]}, ensure_ascii=False)
+    assert redacted_json_text(text, [SECRET]) is text
+    assert needs_no_redaction(text, [SECRET])
+    assert not needs_no_redaction(text, [SECRET, other]) and not needs_no_redaction(text, [other])
+    copy = "".join(list(text))  # the same text, another object: scanned whole
+    assert copy is not text and not needs_no_redaction(copy, [other])
+    dirty = json.dumps({"note": "use sk-" + "a" * 20}, ensure_ascii=False)
+    assert redacted_json_text(dirty, [SECRET]) != dirty and not needs_no_redaction(dirty, [])
+
+
+def test_e11_an_output_written_with_the_body_decoded_reads_as_its_text() -> None:
+    """A response cache entry written before the body was kept as text: the same body, as the snapshot wrote it."""
+    body = {"model": "m", "messages": [{"role": "user", "content": "é 中文"}], "temperature": 0.0}
+    old = ModelOutput.model_validate({"content": "ok", "provider_request": body})
+    assert old.provider_request_json == json.dumps(body, ensure_ascii=False) and old.provider_request == body
+    assert ModelOutput.model_validate({"content": "ok", "provider_request": None}).provider_request is None
 
 
 def test_o30_a_clean_captured_body_is_not_walked() -> None:
