@@ -1,8 +1,8 @@
 """The metrics.duckdb schema as named migrations (O-10, O-12), recorded in ``migrations``.
 
 A migration is never edited once released: a change is a new ``mNNN_<what>`` function appended
-to ``MIGRATIONS``. ``migrate`` applies the missing ones in order, each in its own transaction,
-so running it twice changes nothing.
+to ``MIGRATIONS``. ``migrate`` applies the missing ones in order, each in its own transaction (all in
+the caller's, for a new file written at once), so running it twice changes nothing.
 """
 
 from __future__ import annotations
@@ -137,12 +137,18 @@ def applied_migrations(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [row[0] for row in con.execute("SELECT name FROM migrations ORDER BY name").fetchall()]
 
 
-def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Apply the missing migrations in order; returns the names applied now."""
+def migrate(con: duckdb.DuckDBPyConnection, *, in_transaction: bool = False) -> list[str]:
+    """Apply the missing migrations in order; returns the names applied now. ``in_transaction``: the caller
+    holds a transaction that takes them all (a new file written at once: ``MetricsWriter.create``)."""
     done = set(applied_migrations(con))
     applied = []
     for name, step in MIGRATIONS:
         if name in done:
+            continue
+        if in_transaction:
+            step(con)
+            con.execute("INSERT INTO migrations VALUES (?, now()::TIMESTAMP)", [name])
+            applied.append(name)
             continue
         con.execute("BEGIN TRANSACTION")
         try:

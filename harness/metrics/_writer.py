@@ -35,17 +35,37 @@ def _plain(row: BaseModel | Mapping[str, Any]) -> dict[str, Any]:
 class MetricsWriter:
     """Writes rows to one metrics database; ``experiment_id`` fills rows that lack it."""
 
-    def __init__(self, con: Any, experiment_id: str | None = None, batch_rows: int = BATCH_ROWS) -> None:
+    def __init__(self, con: Any, experiment_id: str | None = None, batch_rows: int = BATCH_ROWS,
+                 in_transaction: bool = False) -> None:
         self.con = con
         self.experiment_id = experiment_id
         self.batch_rows = batch_rows
-        migrate(con)
+        self._transaction = in_transaction
+        """The caller's transaction holds everything written: committed by ``close`` (``create``)."""
+        migrate(con, in_transaction=in_transaction)
         self._columns = {t: table_columns(con, t) for t in TABLES}
 
     @classmethod
     def open(cls, path: str | Path, experiment_id: str | None = None) -> MetricsWriter:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         return cls(duckdb.connect(str(path)), experiment_id)
+
+    @classmethod
+    def create(cls, path: str | Path, experiment_id: str | None = None) -> MetricsWriter:
+        """A new database at ``path`` (none may be there) written in one transaction, schema and rows: one
+        commit (one sync of DuckDB's log) instead of one per migration and per insert; ``close`` commits it, a
+        writer left by an exception keeps nothing of it (Q-3: the run's outputs come after its last call)."""
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        if Path(path).exists():
+            raise FileExistsError(path)
+        con = duckdb.connect(str(path))
+        con.execute("BEGIN TRANSACTION")
+        try:
+            return cls(con, experiment_id, in_transaction=True)
+        except BaseException:
+            con.execute("ROLLBACK")
+            con.close()
+            raise
 
     def write(self, table: str, rows: Sequence[BaseModel | Mapping[str, Any]]) -> int:
         """Insert ``rows`` into ``table`` in batches; returns the number of rows written."""
@@ -71,6 +91,9 @@ class MetricsWriter:
         return len(records)
 
     def close(self) -> None:
+        if self._transaction:
+            self._transaction = False
+            self.con.execute("COMMIT")
         self.con.close()
 
     def __enter__(self) -> MetricsWriter:
@@ -78,4 +101,7 @@ class MetricsWriter:
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
+        if exc_type is not None and self._transaction:
+            self._transaction = False
+            self.con.execute("ROLLBACK")
         self.close()

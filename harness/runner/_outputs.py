@@ -38,7 +38,7 @@ def write_outputs(request: Any, exp: Any, experiment_id: str, status: str, stop_
         status=status, stop_reason=stop_reason, created_at=report.createdAt, test=exp.plan.analysis.test)
     path = out / METRICS_FILE
     path.unlink(missing_ok=True)  # derived from trials.jsonl: rewritten whole on every (resumed) finish
-    with MetricsWriter.open(path, experiment_id) as writer:
+    with MetricsWriter.create(path, experiment_id) as writer:  # one transaction
         for table, rows in table_rows(experiment, exp.records, report).items():
             writer.write(table, rows)
     if request.render:
