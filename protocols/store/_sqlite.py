@@ -6,6 +6,9 @@ opened on the same file also allocate indexes atomically and gaplessly (E-10). F
 WAL. Raw messages are kept as their ``.wire()`` JSON and re-validated on read; KV values,
 receipts and snapshots are JSON text.
 
+A store keeps what it read or wrote of each session's row (revision, last index) and KV values, as
+it keeps windows, while no other connection writes to the file (``_kept``).
+
 Messages live in two tiers with the same shape: ``messages`` (hot) and ``messages_cold``;
 ``archive`` moves rows between them in one transaction and every read merges both (E-12). Each
 tier has a (session, window, index) index so ``window_messages`` reads only the window's range,
@@ -27,6 +30,7 @@ from .._messages import MessageDraft, RawMessage
 from .._state import KvLimits
 from .._text import json_text
 from ._base import JsonValue, KvChanges, SessionStore
+from ._kept import Kept
 
 _TIERS = ("messages", "messages_cold")
 _ID_TAKEN = " UNION ALL ".join(f"SELECT 1 FROM {t} WHERE session = ? AND id = ?" for t in _TIERS)
@@ -153,6 +157,7 @@ class SqliteStore(SessionStore):
         if self.path != ":memory:":
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable across process crashes
+        self._kept = Kept(self._db, private=self.path == ":memory:")
         self._migrate()
 
     def _migrate(self) -> None:
@@ -214,6 +219,7 @@ class SqliteStore(SessionStore):
     ) -> None:
         with self._lock:
             self._create(session_id, kv, revision, receipts)
+            self._kept.wrote(session_id, (revision, 0), kv=True)
             if len(self._own) >= _OWN_MAX:  # the oldest goes first (its windows are read as before)
                 self._own.pop(next(iter(self._own)))
             self._own[session_id] = 0
@@ -242,8 +248,9 @@ class SqliteStore(SessionStore):
     def append(self, session_id: str, draft: MessageDraft) -> RawMessage:
         with self._lock:
             with self._write() as db:
-                msg, body = self._insert_message(db, session_id, draft)
+                msg, body, revision = self._insert_message(db, session_id, draft)
             self._appended(session_id, _as_read(msg, body), body)  # after the commit: a rolled-back row is never read
+            self._kept.wrote(session_id, (revision, msg.index))
         return msg
 
     def append_after_snapshot(self, session_id: str, snapshot_id: str, text: str, draft: MessageDraft) -> RawMessage:
@@ -254,11 +261,12 @@ class SqliteStore(SessionStore):
                 with self._write() as db:
                     db.execute("INSERT INTO snapshots (session, snapshot_id, data) VALUES (?, ?, ?)",
                                (session_id, snapshot_id, text))  # the message's row check covers the session
-                    msg, body = self._insert_message(db, session_id, draft)
+                    msg, body, revision = self._insert_message(db, session_id, draft)
             except Exception:
                 self.put_snapshot_json(session_id, snapshot_id, text)
                 raise
             self._appended(session_id, _as_read(msg, body), body)
+            self._kept.wrote(session_id, (revision, msg.index))
         return msg
 
     def _appended(self, session_id: str, msg: RawMessage, body: str) -> None:
@@ -297,8 +305,10 @@ class SqliteStore(SessionStore):
             self._own.pop(oldest[0], None)  # a window of it is no longer kept from the start
         self._windows[key] = value
 
-    def _insert_message(self, db: sqlite3.Connection, session_id: str, draft: MessageDraft) -> tuple[RawMessage, str]:
-        _, index = self._row(db, session_id)
+    def _insert_message(self, db: sqlite3.Connection, session_id: str,
+                        draft: MessageDraft) -> tuple[RawMessage, str, int]:
+        """The message written, its body and the session's revision (unchanged by an append)."""
+        revision, index = self._row(db, session_id)
         index += 1
         msg_id = draft.id or f"m{index}"
         if db.execute(_ID_TAKEN, (session_id, msg_id, session_id, msg_id)).fetchone():
@@ -315,11 +325,14 @@ class SqliteStore(SessionStore):
                 [(session_id, call.id, index) for call in msg.tool_calls],
             )
         db.execute("UPDATE sessions SET max_index = ? WHERE id = ?", (index, session_id))
-        return msg, body
+        return msg, body, revision
 
     def max_index(self, session_id: str) -> int:
         with self._lock:
-            return self._row(self._db, session_id)[1]
+            return self._kept_row(session_id)[1]
+
+    def _kept_row(self, session_id: str) -> tuple[int, int]:
+        return self._kept.row(session_id, lambda: self._row(self._db, session_id))
 
     def window_messages(
         self, session_id: str, window_id: str, after_index: int, upper_bound: int, limit: int | None = None
@@ -349,7 +362,7 @@ class SqliteStore(SessionStore):
             return kept
         # every row at or below the last index read now was written (committed) with it, so the rows
         # read after it hold all of them: only that far is kept
-        last = min(upper_bound, self._row(self._db, session_id)[1])
+        last = min(upper_bound, self._kept_row(session_id)[1])
         where = "session = ? AND window = ? AND idx > ? AND idx <= ?"
         rows = self._db.execute(_merged(where, "by_window"), [session_id, window_id, seen, upper_bound] * 2).fetchall()
         out = [*kept, *[_message(body) for _, body in rows]]
@@ -435,24 +448,26 @@ class SqliteStore(SessionStore):
     # KV ---------------------------------------------------------------------------------------
     def revision(self, session_id: str) -> int:
         with self._lock:
-            return self._row(self._db, session_id)[0]
+            return self._kept_row(session_id)[0]
 
     def kv_get(self, session_id: str, key: str) -> JsonValue | None:
+        """Read once and kept until this store writes the session's KV (each step reads the same keys, Q-2)."""
+        def read() -> str | None:
+            row = self._db.execute("SELECT value FROM kv WHERE session = ? AND key = ?", (session_id, key)).fetchone()
+            return None if row is None else str(row[0])
+
         with self._lock:
             self._known(session_id)
-            sql = "SELECT value FROM kv WHERE session = ? AND key = ?"
-            row = self._db.execute(sql, (session_id, key)).fetchone()
-        return None if row is None else json.loads(row[0])
+            return self._kept.value(session_id, key, read)
 
     def kv_prefix(self, session_id: str, prefix: str) -> dict[str, JsonValue]:
+        def read() -> list[tuple[str, str]]:
+            sql = "SELECT key, value FROM kv WHERE session = ? AND substr(key, 1, ?) = ?"
+            return list(self._db.execute(sql, (session_id, len(prefix), prefix)).fetchall())
+
         with self._lock:
             self._known(session_id)
-            rows = self._db.execute(
-                "SELECT key, value FROM kv WHERE session = ? AND substr(key, 1, ?) = ?",
-                (session_id, len(prefix), prefix),
-            ).fetchall()
-        # sorted in Python: SQLite's BINARY order is byte order, Python's is code point order
-        return {k: json.loads(v) for k, v in sorted(rows)}
+            return self._kept.prefix(session_id, prefix, read)
 
     def commit(
         self,
@@ -461,28 +476,35 @@ class SqliteStore(SessionStore):
         changes: KvChanges,
         receipt: tuple[str, JsonValue] | None = None,
     ) -> int:
-        with self._write() as db:
-            revision, _ = self._row(db, session_id)
-            if revision != expected_revision:
-                raise RevisionConflict(expected_revision, revision)
-            if receipt is not None and db.execute(
-                "SELECT 1 FROM receipts WHERE session = ? AND call_id = ?", (session_id, receipt[0])
-            ).fetchone():
-                raise StoreError(f"a receipt for call {receipt[0]!r} already exists")
-            keys = {k for (k,) in db.execute("SELECT key FROM kv WHERE session = ?", (session_id,))}
-            self._check_limits(keys, changes)
-            for key, value in changes.items():
-                if value is None:
-                    db.execute("DELETE FROM kv WHERE session = ? AND key = ?", (session_id, key))
-                else:
-                    db.execute("INSERT OR REPLACE INTO kv VALUES (?, ?, ?)", (session_id, key, _dumps(value)))
-            if receipt is not None:
-                db.execute(
-                    "INSERT INTO receipts (session, call_id, value) VALUES (?, ?, ?)",
-                    (session_id, receipt[0], _dumps(receipt[1])),
-                )
-            db.execute("UPDATE sessions SET revision = ? WHERE id = ?", (revision + 1, session_id))
-            return revision + 1
+        with self._lock:
+            with self._write() as db:
+                revision, index = self._row(db, session_id)
+                new = self._commit(db, session_id, revision, expected_revision, changes, receipt)
+            self._kept.wrote(session_id, (new, index), kv=True)
+            return new
+
+    def _commit(self, db: sqlite3.Connection, session_id: str, revision: int, expected_revision: int,
+                changes: KvChanges, receipt: tuple[str, JsonValue] | None) -> int:
+        if revision != expected_revision:
+            raise RevisionConflict(expected_revision, revision)
+        if receipt is not None and db.execute(
+            "SELECT 1 FROM receipts WHERE session = ? AND call_id = ?", (session_id, receipt[0])
+        ).fetchone():
+            raise StoreError(f"a receipt for call {receipt[0]!r} already exists")
+        keys = {k for (k,) in db.execute("SELECT key FROM kv WHERE session = ?", (session_id,))}
+        self._check_limits(keys, changes)
+        for key, value in changes.items():
+            if value is None:
+                db.execute("DELETE FROM kv WHERE session = ? AND key = ?", (session_id, key))
+            else:
+                db.execute("INSERT OR REPLACE INTO kv VALUES (?, ?, ?)", (session_id, key, _dumps(value)))
+        if receipt is not None:
+            db.execute(
+                "INSERT INTO receipts (session, call_id, value) VALUES (?, ?, ?)",
+                (session_id, receipt[0], _dumps(receipt[1])),
+            )
+        db.execute("UPDATE sessions SET revision = ? WHERE id = ?", (revision + 1, session_id))
+        return revision + 1
 
     # receipts ---------------------------------------------------------------------------------
     def receipt(self, session_id: str, call_id: str) -> JsonValue | None:
