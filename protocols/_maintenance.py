@@ -130,6 +130,15 @@ def source_hash(messages: Sequence[RawMessage]) -> str:
     return sha256_hex(canonical_json([m.wire() for m in messages]))
 
 
+def _same_range(read: Sequence[RawMessage], frozen: Sequence[RawMessage], frozen_hash: str | None = None) -> bool:
+    """Whether a range read again has the frozen range's content (P-52): the same message objects have it
+    (a stored message is immutable, P-1, and a store hands the objects it keeps, Q-2); other objects are
+    compared by ``source_hash``, against ``frozen_hash`` when the caller has it."""
+    if len(read) == len(frozen) and all([a is b for a, b in zip(read, frozen, strict=True)]):
+        return True
+    return source_hash(read) == (frozen_hash or source_hash(frozen))
+
+
 Receipt = tuple[str, Callable[[MaintenanceResult], dict[str, Any]]]
 """(call id, the call's result for a maintenance outcome): committed with the checkpoint (P-42)."""
 
@@ -194,7 +203,7 @@ async def maintain_window(
         if store.revision(session_id) != revision:
             return changed(number - 1)
         page = store.window_messages(session_id, window_id, after, boundary, limit=page_size)
-        if source_hash(page) != source_hash(frozen_page):
+        if not _same_range(page, frozen_page):
             return changed(number - 1)
         after = page[-1].index
         request = MaintenanceRequest(window_id=window_id, previous_checkpoint=summary, messages=tuple(page),
@@ -208,9 +217,9 @@ async def maintain_window(
 
     # 5. commit on the frozen revision, only if the range is still what was read
     assert summary is not None and boundary > covered  # P-9: coveredThrough only grows
-    if store.revision(session_id) != revision or source_hash(
-        store.window_messages(session_id, window_id, covered, boundary)
-    ) != frozen_hash:
+    if store.revision(session_id) != revision or not _same_range(
+        store.window_messages(session_id, window_id, covered, boundary), source, frozen_hash
+    ):
         return changed(len(pages))
     checkpoint = Checkpoint(summary=summary, covered_through=boundary, source_hash=frozen_hash, revision=revision)
     newly = tuple(fid for fid, f in folds.items() if covered < f.through_index <= boundary)
