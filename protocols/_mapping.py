@@ -17,7 +17,7 @@ from ._derived import fold_text, header_text, state_text
 from ._errors import ProjectionError
 from ._messages import FrozenView, RawMessage
 from ._options import HostOptions
-from ._projection_types import AgentConfig, ProjectedRequest, ProjectionSource
+from ._projection_types import AgentConfig, ProjectedRequest, ProjectionSource, SourceType
 from ._prompts import render_protocol_prompt, render_system_prompt
 from ._state import (
     ACTIVE_WINDOW,
@@ -52,6 +52,14 @@ def _raw_source(message_id: str) -> ProjectionSource:
     """The source of a raw message (P-19): one frozen value per message id, shared by every request that
     shows it (Q-2: a window's history is projected again at every step)."""
     return ProjectionSource(type="raw", message_ids=(message_id,))
+
+
+@lru_cache(maxsize=32768)
+def _derived_source(kind: SourceType, session_id: str | None = None, window_id: str | None = None) -> ProjectionSource:
+    """The source of the system prompt, the context header or the state message (P-19): one frozen value per
+    (type, session, window), shared by every request that shows it, as a raw message's is (Q-2: the snapshot
+    encodes a source it has seen once)."""
+    return ProjectionSource(type=kind, session_id=session_id, window_id=window_id)
 
 
 def _raw_message(msg: RawMessage, content: Any) -> dict[str, Any]:
@@ -241,9 +249,9 @@ def project(
     bound = agent.contextMaintainer
     system = render_system_prompt(agent.systemPrompt, render_protocol_prompt(protocol, maintainer_bound=bound))
     messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
-    sources = [ProjectionSource(type="system")]
+    sources = [_derived_source("system")]
     messages.append({"role": "assistant", "content": header})
-    sources.append(ProjectionSource(type="context_header", session_id=session_id, window_id=window_id))
+    sources.append(_derived_source("context_header", session_id, window_id))
 
     state_msg: dict[str, Any] | None = None
     placement = protocol.state_placement
@@ -251,7 +259,7 @@ def project(
         body = _state_body(store, session_id, frozen, window_id, record, covered, history)
         # the view sentence is unified@3's, shared by A, B and C (_derived)
         state_msg = {"role": protocol.state_role, "content": state_text(body, view_note=protocol.version >= 3)}
-    state_src = ProjectionSource(type="context_state", session_id=session_id, window_id=window_id)
+    state_src = _derived_source("context_state", session_id, window_id)
 
     if state_msg is not None and placement == "before_history_assistant":
         messages.append(state_msg)
