@@ -136,11 +136,27 @@ def redacted_json_text(text: str, secrets: Iterable[str] | None = None) -> str:
     back byte for byte (its keys each once: a body is a dict's text); else the walk's redacted value, encoded."""
     known = _prepared(secrets_from_env() if secrets is None else secrets)
     if _clean(text, known):
-        if len(_SCANNED) >= 64:  # the oldest goes first
-            del _SCANNED[next(iter(_SCANNED))]
-        _SCANNED[id(text)] = (text, frozenset(known))
+        _remember_scanned(text, frozenset(known))
         return text
     return json.dumps(_walk(json.loads(text), known), ensure_ascii=False)
+
+
+def _remember_scanned(text: str, secrets: frozenset[str]) -> None:
+    if len(_SCANNED) >= 64:  # the oldest goes first
+        _SCANNED.pop(next(iter(_SCANNED)), None)
+    _SCANNED[id(text)] = (text, secrets)
+
+
+def scanned_clean(text: str | None) -> bool:
+    """Whether ``redacted_json_text`` found this very text clean: it passed every test of the scan."""
+    scanned = None if text is None else _SCANNED.get(id(text))
+    return scanned is not None and scanned[0] is text
+
+
+def mark_scanned(text: str) -> None:
+    """This very text passed every test of the scan but the secrets', in another process (a model worker's
+    ``scanned_clean``, sent with its output): ``needs_no_redaction`` of it looks only for the secrets it is given."""
+    _remember_scanned(text, frozenset())
 
 
 _SCANNED: dict[int, tuple[str, frozenset[str]]] = {}

@@ -1,11 +1,13 @@
 """The frames between the runner process and a model worker: a 4-byte big-endian length, then a pickle.
 
 Runner → worker: ``("call", id, spec, request)``, ``("cancel", id)``. Worker → runner: ``("ready", pid)``,
-``("ok", id, output)``, ``("error", id, kind, message, status_code, retries, sent)`` (a ``ModelCallError`` by
-its fields: the exception itself does not pickle with them) and ``("defect", id, text)`` (anything else the
-call raised, with its traceback, redacted). ``spec`` is a ``LiteLLMModel``'s settings (``spec_of``): the name
-of the variable that holds its key, never the key (the worker inherits the environment). Both ends are this
-package's processes, so pickle is safe here; no frame is logged or written to disk.
+``("ok", id, output, scanned)`` (``scanned``: the output's provider body passed the redaction scan in the
+worker, ``scanned_clean``; the runner's snapshot then looks only for its own secrets in it, ``mark_scanned``),
+``("error", id, kind, message, status_code, retries, sent)`` (a ``ModelCallError`` by its fields: the
+exception itself does not pickle with them) and ``("defect", id, text)`` (anything else the call raised, with
+its traceback, redacted). ``spec`` is a ``LiteLLMModel``'s settings (``spec_of``): the name of the variable
+that holds its key, never the key (the worker inherits the environment). Both ends are this package's
+processes, so pickle is safe here; no frame is logged or written to disk.
 """
 
 from __future__ import annotations

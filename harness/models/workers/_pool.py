@@ -29,6 +29,7 @@ from typing import Any, TypeGuard
 
 from .._errors import ModelCallError
 from .._litellm import LiteLLMModel
+from .._redact import mark_scanned
 from .._types import ChatModel, ModelOutput, ModelRequest
 from ._frames import Spec, error_of, frame, read_frame, spec_of
 
@@ -212,6 +213,8 @@ class ModelWorkers:
             raise
         if message[0] == "ok":
             output: ModelOutput = message[2]
+            if message[3] and output.provider_request_json is not None:
+                mark_scanned(output.provider_request_json)  # the snapshot looks for this process's secrets
             return output
         if message[0] == "error":
             raise error_of(message)

@@ -26,7 +26,7 @@ from harness import run_collector
 
 from .._errors import ModelCallError
 from .._litellm import LiteLLMModel
-from .._redact import redact_text, secrets_from_env
+from .._redact import redact_text, scanned_clean, secrets_from_env
 from .._setup import ensure_litellm
 from .._types import ModelRequest
 from ._frames import Spec, error_frame, frame, model_of, read_frame
@@ -47,7 +47,7 @@ async def _call(call_id: int, spec: Spec, request: ModelRequest, models: dict[Sp
     except Exception:  # a host defect: the runner re-raises it as one
         send(("defect", call_id, redact_text(traceback.format_exc(), secrets_from_env())))
     else:
-        send(("ok", call_id, output))
+        send(("ok", call_id, output, scanned_clean(output.provider_request_json)))
 
 
 def _forget(tasks: dict[int, asyncio.Task[None]], call_id: int, _task: asyncio.Task[None]) -> None:

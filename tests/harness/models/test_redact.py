@@ -23,9 +23,11 @@ from harness.models._redact import (
     _SENSITIVE_KEY_IN_JSON,
     _SENSITIVE_KEYS,
     _clean,
+    mark_scanned,
     needs_no_redaction,
     redact_text,
     redacted_json_text,
+    scanned_clean,
 )
 
 SECRET = "local-PLANTED-0123456789"
@@ -167,6 +169,15 @@ def test_o30_a_body_found_clean_is_scanned_again_for_the_secrets_it_was_not_scan
     assert copy is not text and not needs_no_redaction(copy, [other])
     dirty = json.dumps({"note": "use sk-" + "a" * 20}, ensure_ascii=False)
     assert redacted_json_text(dirty, [SECRET]) != dirty and not needs_no_redaction(dirty, [])
+
+
+def test_o30_a_body_a_worker_scanned_is_still_searched_for_every_secret_of_the_snapshot() -> None:
+    """A model worker's clean body (``mark_scanned`` in the runner): the snapshot looks for all its own secrets."""
+    text = json.dumps({"messages": [{"role": "user", "content": f"中文 {SECRET}"}]}, ensure_ascii=False)
+    assert not scanned_clean(text)
+    mark_scanned(text)
+    assert scanned_clean(text) and needs_no_redaction(text, []) and not needs_no_redaction(text, [SECRET])
+    assert not scanned_clean(None) and not scanned_clean("".join(list(text)))
 
 
 def test_e11_an_output_written_with_the_body_decoded_reads_as_its_text() -> None:
