@@ -40,6 +40,7 @@ class Counting:
         self.calls = 0
 
     def __call__(self, model: str, *args: Any, **kwargs: Any) -> ChatModel:
+        kwargs.setdefault("scripted", get_scripted)  # as the run's default factory: alone, no test registered them
         inner, outer = make_model(model, *args, **kwargs), self
 
         class Counted:

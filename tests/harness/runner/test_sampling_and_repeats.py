@@ -10,6 +10,7 @@ from typing import Any
 
 from harness.models import ChatModel, ModelOutput, ModelRequest, make_model
 from harness.results import RunReport, TrialReport, distinct_answers
+from harness.scripted import get_scripted
 from tests.harness.runner._run import plan_data, query, run_plan
 
 
@@ -20,6 +21,7 @@ class Capture:
         self.requests: list[ModelRequest] = []
 
     def __call__(self, model: str, *args: Any, **kwargs: Any) -> ChatModel:
+        kwargs.setdefault("scripted", get_scripted)  # as the run's default factory: alone, no test registered them
         inner, outer = make_model(model, *args, **kwargs), self
 
         class Captured:
