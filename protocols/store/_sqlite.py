@@ -150,6 +150,8 @@ class SqliteStore(SessionStore):
         self._lock = threading.RLock()
         self._sessions: set[str] = set()
         self._windows: dict[tuple[str, str, int], tuple[int, list[RawMessage]]] = {}
+        self._session_windows: dict[str, dict[tuple[str, str, int], None]] = {}
+        """The keys of ``_windows`` by session (an append looks at its session's only)."""
         self._own: dict[str, int] = {}
         """Sessions this store created and has been the only writer of since, with their last index: each of
         their windows is kept from the start as its messages are appended (``_appended``)."""
@@ -277,13 +279,13 @@ class SqliteStore(SessionStore):
         window); another writer's row (a gap in the indexes) ends that."""
         _remember(body, msg)
         index, window = msg.index, msg.window_id
-        for key in [k for k in self._windows if k[0] == session_id]:
+        for key in list(self._session_windows.get(session_id, ())):
             seen, kept = self._windows[key]
             if seen != index - 1:
                 continue
             if key[1] == window and index > key[2]:
                 if len(kept) >= _GROWN_MAX:  # read again when next needed
-                    del self._windows[key]
+                    self._drop(key)
                     self._own.pop(session_id, None)
                     continue
                 kept.append(msg)
@@ -299,11 +301,20 @@ class SqliteStore(SessionStore):
             self._keep((session_id, window, 0), (index, [msg]))
 
     def _keep(self, key: tuple[str, str, int], value: tuple[int, list[RawMessage]]) -> None:
-        if key not in self._windows and len(self._windows) >= _WINDOWS_MAX:  # the oldest goes first
-            oldest = next(iter(self._windows))
-            del self._windows[oldest]
-            self._own.pop(oldest[0], None)  # a window of it is no longer kept from the start
+        if key not in self._windows:
+            if len(self._windows) >= _WINDOWS_MAX:  # the oldest goes first
+                oldest = next(iter(self._windows))
+                self._drop(oldest)
+                self._own.pop(oldest[0], None)  # a window of it is no longer kept from the start
+            self._session_windows.setdefault(key[0], {})[key] = None
         self._windows[key] = value
+
+    def _drop(self, key: tuple[str, str, int]) -> None:
+        del self._windows[key]
+        keys = self._session_windows[key[0]]
+        del keys[key]
+        if not keys:
+            del self._session_windows[key[0]]
 
     def _insert_message(self, db: sqlite3.Connection, session_id: str,
                         draft: MessageDraft) -> tuple[RawMessage, str, int]:
