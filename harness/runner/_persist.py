@@ -34,6 +34,7 @@ from pydantic import BaseModel, ValidationError
 
 from harness.results._records import TrialRecord, transcript_name
 from protocols import InvalidInput
+from protocols._text import json_text
 
 from ._budget import Spent
 from ._storage import StorageError, storage_problem
@@ -326,8 +327,8 @@ class _Syncer:
                     self._cond.wait(self.window_s)
 
 
-_encode_call = json.JSONEncoder(ensure_ascii=False).encode
-"""``json.dumps(call, ensure_ascii=False)`` without building an encoder for every line."""
+_encode_call = json_text
+"""A calls.jsonl line: ``json.dumps(call, ensure_ascii=False)``, by the encoder ``json_text`` keeps."""
 
 
 def _open_append(path: Path) -> IO[str]:
