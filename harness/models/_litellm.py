@@ -13,7 +13,7 @@ from typing import Any
 
 from ._errors import ModelCallError
 from ._local import PLACEHOLDER_KEY, is_loopback, needs_placeholder_key
-from ._pricing import Prices, price_call
+from ._pricing import Prices, litellm_pricing, price_call
 from ._reasoning import CLAUDE_THINKING_SAMPLING, claude_thinks, for_provider, reasoning_of, reasoning_tokens
 from ._redact import redact, redact_owned, redacted_json_text, secrets_from_env
 from ._retry import backoff_seconds, classify
@@ -84,6 +84,8 @@ class LiteLLMModel:
         params.update(sampling_params(request, litellm, self.model))
         if self.api_base is not None:
             params["api_base"] = self.api_base
+        for name, value in litellm_pricing(self.prices).items():  # litellm's own pricing kwargs, never sent (E-11)
+            params.setdefault(name, value)
         return params
 
     async def generate(self, request: ModelRequest) -> ModelOutput:

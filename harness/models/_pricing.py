@@ -32,6 +32,24 @@ class Prices(BaseModel):
         ) / 1_000_000
 
 
+def litellm_pricing(prices: Prices | None) -> dict[str, float]:
+    """litellm's own per-call pricing kwargs (``input_cost_per_token``, ``output_cost_per_token``,
+    ``cache_read_input_token_cost``: litellm 1.110.2 ``CustomPricingLiteLLMParams``, litellm-owned, never sent
+    to the provider) for declared prices, so litellm prices its response from them instead of searching its
+    catalogue for the model on every call (py-spy of litellm alone on Q-3's bodies: that search was about a
+    fifth of litellm's CPU per call for a model not in its map). The harness never reads litellm's figure: its
+    own cost is ``price_call``'s. Nothing when no price is declared, and nothing when both the input and output
+    prices are 0: litellm's response cost is then 0 and its zero-cost diagnostic searches the catalogue anyway,
+    on top of the per-call entry (measured: slower than passing nothing)."""
+    if prices is None or not (prices.input_per_mtok or prices.output_per_mtok):
+        return {}
+    out = {"input_cost_per_token": prices.input_per_mtok / 1_000_000,
+           "output_cost_per_token": prices.output_per_mtok / 1_000_000}
+    if prices.cached_input_per_mtok is not None:
+        out["cache_read_input_token_cost"] = prices.cached_input_per_mtok / 1_000_000
+    return out
+
+
 def price_call(
     model: str, usage: Usage, prices: Prices | None, litellm: Any, local: bool = False
 ) -> tuple[float | None, bool]:

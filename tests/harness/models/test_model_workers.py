@@ -19,10 +19,12 @@ from typing import Any
 
 import pytest
 
-from harness.models import LiteLLMModel, ModelCallError, ModelOutput, ModelRequest
+from harness.models import LiteLLMModel, ModelCallError, ModelOutput, ModelRequest, Prices
 from harness.models.workers import ModelWorkers, WorkerDefect, WorkerModel, WorkersFailed, _pool
-from harness.server import fetch_stats, running_server
+from harness.server import ScriptedServer, ServerConfig, fetch_stats, running_server
 from tests.harness.server.doubles import LOOKUP_TOOL, Registry
+from tests.helpers.emulators import running_app
+from tests.helpers.raw_bodies import RawBodies
 
 PLANTED = "sk-PLANTED-9e8d7c6b5a4f3e2d1c0b"
 
@@ -142,6 +144,22 @@ def test_a_call_in_a_worker_returns_what_it_returns_in_process(loop: Loop, pool:
     assert worker.provider_request is not None and worker.provider_request["messages"][0]["role"] == "system"
     # the body sent and the response kept are redacted in the worker, as in this process
     assert PLANTED not in repr(worker.provider_request) + repr(worker.raw_response)
+
+
+def test_declared_prices_never_reach_the_wire_from_a_worker(loop: Loop, pool: ModelWorkers) -> None:
+    """A worker hands litellm the declared prices as the runner's process does (its own per-call pricing kwargs,
+    tests/harness/models/test_pricing_kwargs.py): the server receives the same bytes from both, with or without."""
+    raw = RawBodies()
+    request = _request("ACME-7", tools=True, temperature=0, seed=7)
+    with running_app(raw.around(ScriptedServer(ServerConfig(model="echo"), Registry()).app.build)) as url:
+        plain = both(loop, pool, _model(url + "/v1"), request)
+        priced = both(loop, pool, _model(url + "/v1", prices=Prices(input_per_mtok=1.25, output_per_mtok=7.5)), request)
+    assert len(raw.received) == 4 and len({body for _, body in raw.received}) == 1
+    _same(*plain)
+    _same(*priced)
+    usage = priced[0].usage
+    assert priced[0].usd == pytest.approx((usage.input_tokens * 1.25 + usage.output_tokens * 7.5) / 1e6)
+    assert plain[0].provider_request_json == priced[0].provider_request_json
 
 
 def test_a_refusal_arrives_as_the_same_structured_error(loop: Loop, pool: ModelWorkers, server: str) -> None:
