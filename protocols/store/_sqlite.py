@@ -3,7 +3,7 @@
 One connection shared by every thread (``check_same_thread=False``) behind one lock, so the
 process's writers are serialised; every write runs in ``BEGIN IMMEDIATE`` so that two stores
 opened on the same file also allocate indexes atomically and gaplessly (E-10). File databases use
-WAL. Raw messages are kept as their ``.wire()`` JSON and re-validated on read; KV values,
+WAL. Raw messages are kept as their JSON body (``_body``: ``.wire()``) and re-validated on read; KV values,
 receipts and snapshots are JSON text.
 
 A store keeps what it read or wrote of each session's row (revision, last index) and KV values, as
@@ -30,6 +30,7 @@ from .._messages import MessageDraft, RawMessage
 from .._state import KvLimits
 from .._text import json_text
 from ._base import JsonValue, KvChanges, SessionStore
+from ._body import as_read, message, remember, written
 from ._kept import Kept
 
 _TIERS = ("messages", "messages_cold")
@@ -88,43 +89,12 @@ def _dumps(value: JsonValue) -> str:
     return json_text(value)
 
 
-_DECODED: dict[str, RawMessage] = {}
-"""Stored bodies and their messages, oldest first (bounded by ``_DECODED_MAX``)."""
-_DECODED_MAX = 32768
-_DECODED_LOCK = threading.Lock()
 _WINDOWS_MAX = 128
 """Windows whose messages a store keeps (``SqliteStore._window_prefix``), per store."""
 _GROWN_MAX = 4096
 """A window kept as its messages are appended stops being kept beyond this many (it is read again, once)."""
 _OWN_MAX = 4096
 """Sessions a store follows as their only writer (``SqliteStore._own``), per store."""
-
-
-def _message(body: str) -> RawMessage:
-    """A stored message, decoded once: raw messages are immutable (P-1), so every later read of the
-    same row (each step projects the whole window again, Q-2) shares the frozen value. A row this
-    process wrote is known from ``append`` (validated there), so it is never decoded at all."""
-    msg = _DECODED.get(body)
-    if msg is None:
-        msg = RawMessage.model_validate(json.loads(body))
-        _remember(body, msg)
-    return msg
-
-
-def _remember(body: str, msg: RawMessage) -> None:
-    with _DECODED_LOCK:
-        if len(_DECODED) >= _DECODED_MAX:  # the oldest entry goes first
-            _DECODED.pop(next(iter(_DECODED)))
-        _DECODED[body] = msg
-
-
-def _as_read(msg: RawMessage, body: str) -> RawMessage:
-    """The message a read of ``body`` gives: ``msg`` itself when its JSON round trip is the identity
-    (text content, no reasoning: every field a str, int, None or a model of those), else the round
-    trip (a list content or reasoning may hold tuples, which a read gives back as lists)."""
-    if isinstance(msg.content, str) and msg.reasoning is None:
-        return msg
-    return RawMessage.model_validate(json.loads(body))
 
 
 def _merged(where: str, index: str | None = None, limit: bool = False) -> str:
@@ -251,7 +221,7 @@ class SqliteStore(SessionStore):
         with self._lock:
             with self._write() as db:
                 msg, body, revision = self._insert_message(db, session_id, draft)
-            self._appended(session_id, _as_read(msg, body), body)  # after the commit: a rolled-back row is never read
+            self._appended(session_id, as_read(msg, body), body)  # after the commit: a rolled-back row is never read
             self._kept.wrote(session_id, (revision, msg.index))
         return msg
 
@@ -267,17 +237,17 @@ class SqliteStore(SessionStore):
             except Exception:
                 self.put_snapshot_json(session_id, snapshot_id, text)
                 raise
-            self._appended(session_id, _as_read(msg, body), body)
+            self._appended(session_id, as_read(msg, body), body)
             self._kept.wrote(session_id, (revision, msg.index))
         return msg
 
     def _appended(self, session_id: str, msg: RawMessage, body: str) -> None:
-        """A committed append, as a read of its row gives it: decoded (``_remember``), and added to every kept
+        """A committed append, as a read of its row gives it: decoded (``_body.remember``), and added to every kept
         window of the session that was read up to the index before it (no other row can lie between), so the
         next step reads no rows. A session this store created and alone wrote since is kept from its start:
         a window's first message starts its kept messages (every earlier one was appended here, to another
         window); another writer's row (a gap in the indexes) ends that."""
-        _remember(body, msg)
+        remember(body, msg)
         index, window = msg.index, msg.window_id
         for key in list(self._session_windows.get(session_id, ())):
             seen, kept = self._windows[key]
@@ -324,8 +294,7 @@ class SqliteStore(SessionStore):
         msg_id = draft.id or f"m{index}"
         if db.execute(_ID_TAKEN, (session_id, msg_id, session_id, msg_id)).fetchone():
             raise StoreError(f"message id {msg_id!r} already exists in session {session_id!r}")
-        msg = RawMessage.model_validate({**draft.model_dump(), "id": msg_id, "index": index})
-        body = _dumps(msg.wire())
+        msg, body = written(draft, msg_id, index)  # validated (P-1, P-2)
         db.execute(
             "INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?, ?)",
             (session_id, index, msg_id, msg.window_id, msg.run_id, msg.kind, body),
@@ -355,7 +324,7 @@ class SqliteStore(SessionStore):
             if limit is not None:  # a page never reads past its own rows
                 sql = _merged(where, "by_window", limit=True)
                 rows = self._db.execute(sql, [*params, limit, *params, limit, limit]).fetchall()
-                return [_message(body) for _, body in rows]
+                return [message(body) for _, body in rows]
             return list(self._window_prefix(session_id, window_id, after_index, upper_bound))
 
     def _window_prefix(self, session_id: str, window_id: str, after_index: int,
@@ -376,7 +345,7 @@ class SqliteStore(SessionStore):
         last = min(upper_bound, self._kept_row(session_id)[1])
         where = "session = ? AND window = ? AND idx > ? AND idx <= ?"
         rows = self._db.execute(_merged(where, "by_window"), [session_id, window_id, seen, upper_bound] * 2).fetchall()
-        out = [*kept, *[_message(body) for _, body in rows]]
+        out = [*kept, *[message(body) for _, body in rows]]
         if last > seen:
             self._keep(key, (last, [m for m in out if m.index <= last] if last < upper_bound else out))
         return out
@@ -387,7 +356,7 @@ class SqliteStore(SessionStore):
             self._known(session_id)
             params = [session_id, run_id, upper_bound]
             rows = self._db.execute(_merged(where, "inputs"), params * 2).fetchall()
-        return [_message(body) for _, body in rows]
+        return [message(body) for _, body in rows]
 
     def messages_by_ids(self, session_id: str, ids: Sequence[str]) -> list[RawMessage]:
         with self._lock:
@@ -399,7 +368,7 @@ class SqliteStore(SessionStore):
                     marks = ",".join("?" * len(chunk))
                     sql = f"SELECT body FROM {tier} WHERE session = ? AND id IN ({marks})"
                     for (body,) in self._db.execute(sql, [session_id, *chunk]):
-                        msg = _message(body)
+                        msg = message(body)
                         found[msg.id] = msg
         return [found[i] for i in ids if i in found]
 
@@ -407,7 +376,7 @@ class SqliteStore(SessionStore):
         with self._lock:
             self._known(session_id)
             rows = self._db.execute(_merged("session = ? AND idx = ?"), [session_id, index] * 2).fetchall()
-        return _message(rows[0][1]) if rows else None
+        return message(rows[0][1]) if rows else None
 
     def message_by_call_id(self, session_id: str, call_id: str) -> RawMessage | None:
         with self._lock:
@@ -431,7 +400,7 @@ class SqliteStore(SessionStore):
             self._known(session_id)
             # the same case-insensitive match as MemoryStore (str.casefold), so it runs in Python
             for _, body in self._db.execute(_merged(where, index), params * 2):
-                msg = _message(body)
+                msg = message(body)
                 if needle in msg.text().casefold():
                     out.append(msg)
                     if len(out) >= limit:
@@ -442,7 +411,7 @@ class SqliteStore(SessionStore):
         with self._lock:
             self._known(session_id)
             rows = self._db.execute(_merged("session = ?"), [session_id] * 2).fetchall()
-        return [_message(body) for _, body in rows]
+        return [message(body) for _, body in rows]
 
     def archive(self, session_id: str, through_index: int) -> int:
         with self._write() as db:
