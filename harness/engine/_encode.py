@@ -190,14 +190,41 @@ class EncodedRequest:
         self.sha256 = hashlib.sha256(ordered.encode()).hexdigest()
 
 
+_PART = "\x00snapshot part %d\x00"
+"""A stand-in for a snapshot's value whose text is joined from pieces, in the one encoding of the rest
+(``snapshot_json``); its JSON text (``"\\u0000snapshot part 0\\u0000"``) is spliced out again when it occurs
+exactly once, else the snapshot is joined value by value."""
+_PARTS = [(_PART % n, _dumps(_PART % n)) for n in range(4)]
+
+
+def _spliced(rest: str, joined: list[tuple[str, str]]) -> str | None:
+    """``rest`` with the n-th stand-in's text replaced by the n-th joined text; None when a stand-in's text is
+    not there exactly once (a value holds it: the snapshot is then written value by value)."""
+    spans = []
+    for n, (_, text) in enumerate(joined):
+        stand_in = _PARTS[n][1]
+        at = rest.find(stand_in)
+        if at < 0 or rest.find(stand_in, at + 1) >= 0:
+            return None
+        spans.append((at, at + len(stand_in), text))
+    out, last = [], 0
+    for start, end, text in sorted(spans):
+        out += [rest[last:start], text]
+        last = end
+    out.append(rest[last:])
+    return "".join(out)
+
+
 def snapshot_json(data: dict[str, Any], sources: list[ProjectionSource] | None, secrets: tuple[str, ...],
                   request: EncodedRequest | None = None) -> str:
     """``json.dumps(redact(snapshot))`` of ``data`` with ``sources`` as its ``sources`` (their wire form) and,
     given ``request``, that encoding as its ``request``; ``providerRequest`` as it is when it is the body's JSON
-    text, else joined from pieces as well (its messages' text the request's when they are the same). When
-    anything in it could need redacting, the whole text is redacted by the walk (``redacted_json``)."""
-    small: list[str] = list(data)
-    items = []
+    text, else joined from pieces as well (its messages' text the request's when they are the same). The other
+    values are written by one encoding of ``data`` with a stand-in (``_PART``) for each joined value, instead of
+    one per value. When anything in it could need redacting, the whole text is redacted by the walk
+    (``redacted_json``)."""
+    joined: list[tuple[str, str]] = []
+    rest: dict[str, Any] = {}
     clean = True
     for key, value in data.items():
         if key == "request" and request is not None:
@@ -213,10 +240,15 @@ def snapshot_json(data: dict[str, Any], sources: list[ProjectionSource] | None, 
             text = "[" + ", ".join([p.plain for p in pieces]) + "]"
             clean = clean and all([p.clean for p in pieces])
         else:
-            text = _dumps(value)
-            small.append(text)
-        items.append((key, text))
-    whole = _obj(items)
-    if clean and needs_no_redaction("\n".join(small), secrets):
+            rest[key] = value
+            continue
+        rest[key] = _PARTS[len(joined)][0]
+        joined.append((key, text))
+    whole = _dumps(rest)
+    # the rest's keys and values are checked in its text: a match across an item's bounds only sends it to the walk
+    clean = clean and needs_no_redaction(whole, secrets)
+    texts = dict(joined)
+    whole = _spliced(whole, joined) or _obj([(k, texts[k] if k in texts else _dumps(v)) for k, v in data.items()])
+    if clean:
         return whole
     return redacted_json(json.loads(whole), secrets)  # the walk on its JSON form writes what it writes on data

@@ -10,13 +10,14 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.engine._encode import EncodedRequest, snapshot_json
+from harness.engine._encode import _PARTS, EncodedRequest, snapshot_json
 from harness.models import redact
 from protocols import ProjectionSource
 
 SECRET = "local-PLANTED-0123456789"
 _TEXT = st.lists(st.sampled_from(["ok", "sk-" + "a" * 14, "Bearer abcdefgh1", SECRET, '"', "\n", "é", "×", "AIza",
-                                  "\u212aey", "quote", ""]), max_size=3).map("".join)
+                                  "\u212aey", "quote", "", _PARTS[0][0], _PARTS[1][0]]), max_size=3).map("".join)
+"""Texts that test every branch: secrets, JSON escapes, and the stand-ins of the snapshot's joined values."""
 _CALL = st.fixed_dictionaries({"id": _TEXT, "type": st.just("function"),
                                "function": st.fixed_dictionaries({"name": _TEXT, "arguments": _TEXT})})
 _MESSAGE = st.one_of(
