@@ -1,5 +1,7 @@
-"""The rows of metrics.duckdb (O-10) from trial records, as ``harness.metrics`` row models (so each
-row is checked where it is built); the metrics writer inserts them in batches (O-12)."""
+"""The rows of metrics.duckdb (O-10) from trial records and the report. A run's trials give thousands of rows
+(Q-3: ~14,000 for 1,800 calls), built column by column (``trial_columns``) and checked a column at a time against
+their row models by the writer (``MetricsWriter.write_columns``, O-12); the few rows of the report's comparisons are
+``harness.metrics`` row models (``comparison_rows``)."""
 
 from __future__ import annotations
 
@@ -7,16 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from harness.engine import SEGMENTS
-from harness.metrics import (
-    CheckRow,
-    ComparisonRow,
-    ExperimentRow,
-    LlmCallRow,
-    RequestSegmentRow,
-    RunRow,
-    ToolCallRow,
-    TrialRow,
-)
+from harness.metrics import ComparisonRow
 
 from ._models import Report
 from ._records import TrialRecord
@@ -49,38 +42,53 @@ def comparison_rows(report: Report) -> list[ComparisonRow]:
     return out
 
 
-def table_rows(experiment: ExperimentRow, records: list[TrialRecord],
-               report: Report | None = None) -> dict[str, list[Any]]:
-    eid = experiment.experiment_id
-    tables: dict[str, list[Any]] = {"experiments": [experiment], "trials": [], "runs": [], "llm_calls": [],
-                                    "request_segments": [], "tool_calls": [], "checks": [],
-                                    "comparisons": [] if report is None else comparison_rows(report)}
+class _Table:
+    """A table's rows as tuples, in the order of ``names``, until ``columns`` turns them into one list per column."""
+
+    __slots__ = ("names", "rows")
+
+    def __init__(self, *names: str) -> None:
+        self.names = names
+        self.rows: list[tuple[Any, ...]] = []
+
+    def columns(self, experiment_id: str) -> dict[str, list[Any]]:
+        values = list(zip(*self.rows, strict=True)) if self.rows else [()] * len(self.names)
+        return {"experiment_id": [experiment_id] * len(self.rows),
+                **{name: list(column) for name, column in zip(self.names, values, strict=True)}}
+
+
+def trial_columns(experiment_id: str, records: list[TrialRecord]) -> dict[str, dict[str, list[Any]]]:
+    """Table → column → one value per row, for the tables a run's trials fill (trials, runs, llm_calls,
+    request_segments, tool_calls, checks), each column of its row model's field (``harness.metrics``)."""
+    trials = _Table("trial_id", "group_id", "stage_id", "repeat", "attempt", "status", "session_id", "started_at",
+                    "finished_at", "failure_mode", "failure_detail")
+    runs = _Table("trial_id", "run_id", "turn", "status", "steps", "final_answer")
+    calls = _Table("trial_id", "run_id", "call_seq", "role", "model", "input_tokens", "cached_input_tokens",
+                   "output_tokens", "usd", "latency_ms", "retries", "status", "request_sha256", "cached",
+                   "temperature", "top_p", "seed", "failed_attempts", "reasoning_tokens", "cache_write_tokens")
+    segments = _Table("trial_id", "call_seq", "segment", "tokens")
+    tools = _Table("trial_id", "run_id", "step", "tool_name", "args_sha256", "result_sha256", "success", "error_code",
+                   "repeated", "duplicate_signature", "call_id")
+    checks = _Table("trial_id", "check_name", "result", "detail", "turn", "required")
     for r in records:
-        base = {"experiment_id": eid, "trial_id": r.id}
-        tables["trials"].append(TrialRow(
-            **base, group_id=r.group, stage_id=r.stage, repeat=r.repeat, attempt=r.attempt, status=r.status,
-            session_id=r.sessionId, started_at=_time(r.startedAt), finished_at=_time(r.finishedAt),
-            failure_mode=r.failureMode, failure_detail=r.failureDetail))
-        for turn, run in enumerate(r.runs, 1):
-            tables["runs"].append(RunRow(**base, run_id=run.run_id, turn=turn, status=run.status, steps=run.steps,
-                                         final_answer=run.final_answer))
-        for call in (c for c in r.calls if c.sent):  # a request never sent is no call (``_refusals``)
-            tables["llm_calls"].append(LlmCallRow(
-                **base, run_id=call.runId or None, call_seq=call.seq, role=call.role, model=call.model,
-                input_tokens=call.inputTokens, cached_input_tokens=call.cachedInputTokens,
-                output_tokens=call.outputTokens, usd=call.usd, latency_ms=call.latencyMs, retries=call.retries,
-                status=call.status, request_sha256=call.requestSha256 or None, cached=call.cached,
-                temperature=call.temperature, top_p=call.topP, seed=call.seed,
-                failed_attempts=list(call.failedAttempts), reasoning_tokens=call.reasoningTokens,
-                cache_write_tokens=call.cacheWriteTokens))
-            tables["request_segments"] += [
-                RequestSegmentRow(**base, call_seq=call.seq, segment=segment, tokens=int(call.segments[segment]))
-                for segment in SEGMENTS if segment in call.segments]
-        tables["tool_calls"] += [ToolCallRow(
-            **base, run_id=tc.runId, step=tc.step, tool_name=tc.toolName, args_sha256=tc.argsSha256,
-            result_sha256=tc.resultSha256, success=tc.success, error_code=tc.errorCode, repeated=tc.repeated,
-            duplicate_signature=tc.duplicateSignature, call_id=tc.callId) for tc in r.toolCalls]
-        tables["checks"] += [CheckRow(**base, check_name=c.name, result=c.result, detail=c.detail, turn=c.turn,
-                                      required=c.required)
-                             for c in r.checks]
-    return tables
+        tid = r.id
+        trials.rows.append((tid, r.group, r.stage, r.repeat, r.attempt, r.status, r.sessionId, _time(r.startedAt),
+                            _time(r.finishedAt), r.failureMode, r.failureDetail))
+        runs.rows += [(tid, run.run_id, turn, run.status, run.steps, run.final_answer)
+                      for turn, run in enumerate(r.runs, 1)]
+        for call in r.calls:
+            if not call.sent:  # a request never sent is no call (``_refusals``)
+                continue
+            calls.rows.append((
+                tid, call.runId or None, call.seq, call.role, call.model, call.inputTokens, call.cachedInputTokens,
+                call.outputTokens, call.usd, call.latencyMs, call.retries, call.status, call.requestSha256 or None,
+                call.cached, call.temperature, call.topP, call.seed, list(call.failedAttempts), call.reasoningTokens,
+                call.cacheWriteTokens))
+            segments.rows += [(tid, call.seq, segment, int(call.segments[segment]))
+                              for segment in SEGMENTS if segment in call.segments]
+        tools.rows += [(tid, tc.runId, tc.step, tc.toolName, tc.argsSha256, tc.resultSha256, tc.success, tc.errorCode,
+                        tc.repeated, tc.duplicateSignature, tc.callId) for tc in r.toolCalls]
+        checks.rows += [(tid, c.name, c.result, c.detail, c.turn, c.required) for c in r.checks]
+    tables = {"trials": trials, "runs": runs, "llm_calls": calls, "request_segments": segments, "tool_calls": tools,
+              "checks": checks}
+    return {name: table.columns(experiment_id) for name, table in tables.items()}

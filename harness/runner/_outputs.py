@@ -12,7 +12,7 @@ from typing import Any
 from harness.metrics import METRICS_FILE, ExperimentRow, MetricsWriter
 from harness.results import Report, write_report
 from harness.results._assemble import build_report, model_kind
-from harness.results._rows import table_rows
+from harness.results._rows import comparison_rows, trial_columns
 
 from . import _stops
 
@@ -39,8 +39,10 @@ def write_outputs(request: Any, exp: Any, experiment_id: str, status: str, stop_
     path = out / METRICS_FILE
     path.unlink(missing_ok=True)  # derived from trials.jsonl: rewritten whole on every (resumed) finish
     with MetricsWriter.create(path, experiment_id) as writer:  # one transaction
-        for table, rows in table_rows(experiment, exp.records, report).items():
-            writer.write(table, rows)
+        writer.write("experiments", [experiment])
+        for table, columns in trial_columns(experiment_id, exp.records).items():
+            writer.write_columns(table, columns)
+        writer.write("comparisons", comparison_rows(report))
     if request.render:
         from harness.rendering import render_all as render  # lazy: rendering imports matplotlib
 
