@@ -9,10 +9,11 @@ receipts and snapshots are JSON text.
 A store keeps what it read or wrote of each session's row (revision, last index) and KV values, as
 it keeps windows, while no other connection writes to the file (``_kept``).
 
-Messages live in two tiers with the same shape: ``messages`` (hot) and ``messages_cold``;
+Messages live in two tiers with the same shape (``_schema``): ``messages`` (hot) and ``messages_cold``;
 ``archive`` moves rows between them in one transaction and every read merges both (E-12). Each
 tier has a (session, window, index) index so ``window_messages`` reads only the window's range,
-never the whole session (Q-1).
+never the whole session (Q-1); a session's last index is the largest of its tiers', so an append writes
+no other row than its own.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -32,57 +33,11 @@ from .._text import json_text
 from ._base import JsonValue, KvChanges, SessionStore
 from ._body import as_read, message, remember, written
 from ._kept import Kept
+from ._schema import MIGRATIONS, TIERS
 
-_TIERS = ("messages", "messages_cold")
-_ID_TAKEN = " UNION ALL ".join(f"SELECT 1 FROM {t} WHERE session = ? AND id = ?" for t in _TIERS)
-
-
-def _tier_ddl(table: str) -> str:
-    return f"""
-    CREATE TABLE {table} (
-        session TEXT NOT NULL, idx INTEGER NOT NULL, id TEXT NOT NULL, window TEXT NOT NULL,
-        run TEXT NOT NULL, kind TEXT NOT NULL, body TEXT NOT NULL,
-        PRIMARY KEY (session, idx)
-    ) WITHOUT ROWID;
-    CREATE UNIQUE INDEX {table}_by_id ON {table} (session, id);
-    CREATE INDEX {table}_by_window ON {table} (session, window, idx);
-    CREATE INDEX {table}_inputs ON {table} (session, run, idx) WHERE kind = 'input';
-    """
-
-
-def _m001_initial(db: sqlite3.Connection) -> None:
-    # statement by statement: executescript would commit the migration's transaction early
-    script = (
-        """
-        CREATE TABLE sessions (
-            id TEXT PRIMARY KEY, revision INTEGER NOT NULL, max_index INTEGER NOT NULL
-        );
-        CREATE TABLE kv (
-            session TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (session, key)
-        ) WITHOUT ROWID;
-        CREATE TABLE receipts (
-            seq INTEGER PRIMARY KEY AUTOINCREMENT, session TEXT NOT NULL, call_id TEXT NOT NULL,
-            value TEXT NOT NULL, UNIQUE (session, call_id)
-        );
-        CREATE TABLE snapshots (
-            seq INTEGER PRIMARY KEY AUTOINCREMENT, session TEXT NOT NULL, snapshot_id TEXT NOT NULL,
-            data TEXT NOT NULL
-        );
-        CREATE INDEX snapshots_by_session ON snapshots (session, seq);
-        CREATE TABLE tool_calls (
-            session TEXT NOT NULL, call_id TEXT NOT NULL, idx INTEGER NOT NULL,
-            PRIMARY KEY (session, call_id)
-        ) WITHOUT ROWID;
-        """
-        + "".join(_tier_ddl(t) for t in _TIERS)
-    )
-    for statement in script.split(";"):
-        if statement.strip():
-            db.execute(statement)
-
-
-# Named migrations, applied in order; PRAGMA user_version records how many ran.
-_MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m001_initial]
+_ROW = "SELECT revision, max({}) FROM sessions WHERE id = ?1".format(
+    ", ".join(f"coalesce((SELECT max(idx) FROM {t} WHERE session = ?1), 0)" for t in TIERS))
+_ID_TAKEN = " UNION ALL ".join(f"SELECT 1 FROM {t} WHERE session = ? AND id = ?" for t in TIERS)
 
 
 def _dumps(value: JsonValue) -> str:
@@ -106,7 +61,7 @@ def _merged(where: str, index: str | None = None, limit: bool = False) -> str:
     more ``?`` per tier and one for the merge).
     """
     parts = []
-    for t in _TIERS:
+    for t in TIERS:
         source = f"{t} INDEXED BY {t}_{index}" if index else t
         inner = f"SELECT idx, body FROM {source} WHERE {where} ORDER BY idx" + (" LIMIT ?" if limit else "")
         parts.append(f"SELECT * FROM ({inner})")
@@ -135,7 +90,7 @@ class SqliteStore(SessionStore):
     def _migrate(self) -> None:
         with self._write() as db:
             done = db.execute("PRAGMA user_version").fetchone()[0]
-            for n, migration in enumerate(_MIGRATIONS[done:], start=done + 1):
+            for n, migration in enumerate(MIGRATIONS[done:], start=done + 1):
                 migration(db)
                 db.execute(f"PRAGMA user_version = {n}")
 
@@ -164,10 +119,15 @@ class SqliteStore(SessionStore):
                 raise
 
     def _row(self, db: sqlite3.Connection, session_id: str) -> tuple[int, int]:
-        row = db.execute("SELECT revision, max_index FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        """The session's revision and last index (the largest of its tiers': ``_schema``)."""
+        row = db.execute(_ROW, (session_id,)).fetchone()
         if row is None:
             raise StoreError(f"unknown session {session_id!r}")
         return int(row[0]), int(row[1])
+
+    def _exists(self, db: sqlite3.Connection, session_id: str) -> None:
+        if db.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone() is None:
+            raise StoreError(f"unknown session {session_id!r}")
 
     def _read(self, sql: str, params: Sequence[Any]) -> list[Any]:
         with self._lock:
@@ -178,7 +138,7 @@ class SqliteStore(SessionStore):
         if session_id in self._sessions:
             return
         with self._lock:
-            self._row(self._db, session_id)
+            self._exists(self._db, session_id)
         self._sessions.add(session_id)
 
     # sessions -------------------------------------------------------------------------------
@@ -203,7 +163,7 @@ class SqliteStore(SessionStore):
                 raise StoreError(f"session {session_id!r} already exists")
             if kv:
                 self._check_limits(set(), kv)
-            db.execute("INSERT INTO sessions VALUES (?, ?, 0)", (session_id, revision))
+            db.execute("INSERT INTO sessions VALUES (?, ?)", (session_id, revision))
             db.executemany(
                 "INSERT INTO kv VALUES (?, ?, ?)",
                 [(session_id, k, _dumps(v)) for k, v in (kv or {}).items() if v is not None],
@@ -304,7 +264,6 @@ class SqliteStore(SessionStore):
                 "INSERT OR IGNORE INTO tool_calls VALUES (?, ?, ?)",
                 [(session_id, call.id, index) for call in msg.tool_calls],
             )
-        db.execute("UPDATE sessions SET max_index = ? WHERE id = ?", (index, session_id))
         return msg, body, revision
 
     def max_index(self, session_id: str) -> int:
@@ -362,7 +321,7 @@ class SqliteStore(SessionStore):
         with self._lock:
             self._known(session_id)
             found: dict[str, RawMessage] = {}
-            for tier in _TIERS:
+            for tier in TIERS:
                 for start in range(0, len(ids), 500):
                     chunk = list(ids[start : start + 500])
                     marks = ",".join("?" * len(chunk))
@@ -415,7 +374,7 @@ class SqliteStore(SessionStore):
 
     def archive(self, session_id: str, through_index: int) -> int:
         with self._write() as db:
-            self._row(db, session_id)
+            self._exists(db, session_id)
             db.execute(
                 "INSERT INTO messages_cold SELECT * FROM messages WHERE session = ? AND idx <= ?",
                 (session_id, through_index),
@@ -497,7 +456,7 @@ class SqliteStore(SessionStore):
 
     def put_receipt(self, session_id: str, call_id: str, result: JsonValue) -> JsonValue:
         with self._write() as db:
-            self._row(db, session_id)
+            self._exists(db, session_id)
             db.execute(
                 "INSERT OR IGNORE INTO receipts (session, call_id, value) VALUES (?, ?, ?)",
                 (session_id, call_id, _dumps(result)),
@@ -523,7 +482,7 @@ class SqliteStore(SessionStore):
             self._insert_snapshot(db, session_id, snapshot_id, text)
 
     def _insert_snapshot(self, db: sqlite3.Connection, session_id: str, snapshot_id: str, text: str) -> None:
-        self._row(db, session_id)
+        self._exists(db, session_id)
         sql = "INSERT INTO snapshots (session, snapshot_id, data) VALUES (?, ?, ?)"
         db.execute(sql, (session_id, snapshot_id, text))
 
