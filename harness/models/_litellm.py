@@ -139,7 +139,7 @@ class LiteLLMModel:
                 ))
                 continue
             latency_ms = (time.monotonic() - started) * 1000
-            body = capture.pop(call_id)
+            body = capture.pop_parts(call_id)
             output = self._output(response, litellm, latency_ms, retries, body, secrets)
             return output.model_copy(update={"sampling": {k: params[k] for k in SAMPLING if k in params}})
 
@@ -149,7 +149,7 @@ class LiteLLMModel:
         litellm: Any,
         latency_ms: float,
         retries: list[RetryRecord],
-        body: str | None,
+        body: tuple[str, tuple[str, ...]] | None,
         secrets: set[str],
     ) -> ModelOutput:
         choice = response.choices[0]
@@ -169,7 +169,7 @@ class LiteLLMModel:
             price_known=known,
             latency_ms=latency_ms,
             retries=retries,
-            provider_request_json=None if body is None else redacted_json_text(body, secrets),
+            provider_request_json=None if body is None else redacted_json_text(body[0], secrets, body[1]),
             raw_response=redact_owned(response.model_dump(mode="json"), secrets),
             reasoning=reasoning_of(message),
         )

@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -129,13 +130,16 @@ def redacted_from_json(text: str, secrets: Iterable[str] | None = None) -> Any:
     return obj if _clean(text, known) else _walk(obj, known)
 
 
-def redacted_json_text(text: str, secrets: Iterable[str] | None = None) -> str:
+def redacted_json_text(text: str, secrets: Iterable[str] | None = None, pieces: Sequence[str] | None = None) -> str:
     """``json.dumps(redacted_from_json(text, secrets), ensure_ascii=False)`` for JSON text written with
     ``ensure_ascii=False`` and the default separators (the capture's provider body): the text itself, neither
     decoded nor encoded, when it passes none of the walk's tests (``_clean``), as JSON writes a decoded value
-    back byte for byte (its keys each once: a body is a dict's text); else the walk's redacted value, encoded."""
+    back byte for byte (its keys each once: a body is a dict's text); else the walk's redacted value, encoded.
+
+    ``pieces``: the texts ``text`` joins, each key (with its ``":``) and string of it whole in one of them (the
+    capture's ``body_pieces``); the text is then clean when its pieces are (``_clean_pieces``)."""
     known = _prepared(secrets_from_env() if secrets is None else secrets)
-    if _clean(text, known):
+    if _clean(text, known) if pieces is None else _clean_pieces(pieces, known):
         _remember_scanned(text, frozenset(known))
         return text
     return json.dumps(_walk(json.loads(text), known), ensure_ascii=False)
@@ -222,6 +226,34 @@ def _clean(text: str, secrets: tuple[str, ...]) -> bool:
                 return False
     low = text.encode().lower()
     return b"bearer" not in low and _SENSITIVE_KEY_IN_JSON.search(low) is None
+
+
+def _clean_pieces(pieces: Sequence[str], secrets: tuple[str, ...]) -> bool:
+    """``_clean`` of the text these pieces join, where every key (with the ``":`` after it) and every string of it
+    stands whole in one piece: each test of the walk then looks at one piece, so the text is clean when every piece
+    is. A piece found clean before with the same secrets is not scanned again (a run's tool schemas and history
+    recur in every body, as the same text objects: py-spy of Q-3, the scan of the whole body was 5 % of the
+    runner's own CPU per call); the others are scanned as one text, joined by newlines: every test is a search for
+    a substring or an unanchored pattern, so one that passes in a piece passes in the joined text too, and a clean
+    join is clean pieces (a test passing only across a join is a false alarm: the walk decides, as before)."""
+    fresh = [piece for piece in pieces if len(piece) < _KEPT_PIECE or (piece, secrets) not in _CLEAN_PIECES]
+    if not _clean("\n".join(fresh), secrets):
+        return False
+    kept = [piece for piece in fresh if len(piece) >= _KEPT_PIECE]
+    if kept:
+        with _PIECES_LOCK:  # model workers' and tests' threads redact too
+            for piece in kept:
+                if len(_CLEAN_PIECES) >= 8192:  # the oldest goes first
+                    del _CLEAN_PIECES[next(iter(_CLEAN_PIECES))]
+                _CLEAN_PIECES[(piece, secrets)] = None
+    return True
+
+
+_KEPT_PIECE = 128
+"""Pieces shorter than this (separators, keys, small values) are scanned every time, never looked up."""
+_CLEAN_PIECES: dict[tuple[str, tuple[str, ...]], None] = {}
+"""Pieces ``_clean`` passed, with the secrets they were scanned for."""
+_PIECES_LOCK = threading.Lock()
 
 
 @lru_cache(maxsize=256)

@@ -12,12 +12,14 @@ from hypothesis import strategies as st
 from harness.models import (
     REDACTED,
     ModelOutput,
+    _redact,
     redact,
     redact_owned,
     redacted_from_json,
     redacted_json,
     secrets_from_env,
 )
+from harness.models._capture import body_pieces, body_text
 from harness.models._redact import (
     _FOLDS_TO_ASCII,
     _SENSITIVE_KEY_IN_JSON,
@@ -148,6 +150,32 @@ def test_o30_a_captured_body_redacted_as_text_is_the_json_of_redact(tree: object
     assert out == json.dumps(redact(json.loads(text), [secret]), ensure_ascii=False)
     decoded = json.loads(out)
     assert decoded["messages"][1]["content"] == REDACTED and decoded["api_key"] == REDACTED
+
+
+@settings(max_examples=300, deadline=None)
+@given(tree=_TREE, secret=st.sampled_from([SECRET, 'sk"quote\\d\n', "ordinary-long", "中文-secret-é"]),
+       kept=st.sampled_from([0, 128]))
+def test_o30_a_captured_body_scanned_by_its_pieces_is_the_json_of_redact(tree: object, secret: str,
+                                                                          kept: int) -> None:
+    """The adapter's path: the capture's pieces, each scanned once per content and secrets (every piece kept when
+    ``kept`` is 0), give what redact of the body's decoded form encodes to, byte for byte, also when a piece found
+    clean for other secrets holds the secret now given; the secret planted in a message never passes."""
+    body = {"model": "m", "messages": [{"role": "user", "content": tree}, {"role": "user", "content": "x" * 150},
+                                       {"role": "user", "content": f"key {secret} " + "y" * 150}],
+            "tools": [{"type": "function", "function": {"name": "t", "description": tree}}], "max_tokens": tree}
+    clean = {**body, "messages": body["messages"][:2]}
+    previous = _redact._KEPT_PIECE
+    _redact._KEPT_PIECE = kept
+    try:
+        for value, secrets in ((clean, ["other-secret-long"]), (body, ["other-secret-long"]), (body, [secret]),
+                               (clean, [secret]), (body, [secret])):
+            text = body_text(value)
+            out = redacted_json_text(text, secrets, body_pieces(value))
+            assert out == json.dumps(redact(json.loads(text), secrets), ensure_ascii=False)
+            if secrets == [secret] and value is body:
+                assert json.loads(out)["messages"][2]["content"] == f"key {REDACTED} " + "y" * 150
+    finally:
+        _redact._KEPT_PIECE = previous
 
 
 def test_o30_a_clean_body_as_text_is_kept_and_a_dirty_one_redacted() -> None:
