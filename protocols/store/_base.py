@@ -160,16 +160,24 @@ class SessionStore(ABC):
         return self.kv_prefix(session_id, "")
 
     def _check_limits(self, current_keys: set[str], changes: KvChanges) -> None:
-        keys = set(current_keys)
+        self._checked_texts(len(current_keys), current_keys.intersection(changes), changes)
+
+    def _checked_texts(self, count: int, present: set[str], changes: KvChanges) -> dict[str, str | None]:
+        """Each change's JSON text (None: a deletion), after checking the KV limits (P-7) against a session of
+        ``count`` keys of which ``present`` are changed: each value's size in change order, then the key count."""
+        texts: dict[str, str | None] = {}
         for key, value in changes.items():
             if value is None:
-                keys.discard(key)
+                texts[key] = None
+                count -= key in present
                 continue
-            size = len(json.dumps(value, ensure_ascii=False).encode("utf-8"))
+            text = texts[key] = json.dumps(value, ensure_ascii=False)
+            size = len(text.encode("utf-8"))
             if size > self.limits.max_value_bytes:
                 raise KvLimitExceeded(
                     f"value of {key!r} is {size} bytes; the limit is {self.limits.max_value_bytes}"
                 )
-            keys.add(key)
-        if len(keys) > self.limits.max_keys:
-            raise KvLimitExceeded(f"{len(keys)} keys; the limit is {self.limits.max_keys}")
+            count += key not in present
+        if count > self.limits.max_keys:
+            raise KvLimitExceeded(f"{count} keys; the limit is {self.limits.max_keys}")
+        return texts

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 _SESSIONS_MAX = 4096
@@ -79,10 +79,14 @@ class Kept:
             return hit[1] if hit[1] is not None else json.loads(hit[0])
         text = read()
         value = None if text is None else json.loads(text)
+        self._keep(kept, key, text, value)
+        return value
+
+    @staticmethod
+    def _keep(kept: _Session, key: str, text: str | None, value: Any) -> None:
         if len(kept.kv) >= _KEYS_MAX:
             kept.kv.clear()
         kept.kv[key] = None if text is None else (text, value if type(value) in _SCALARS else None)
-        return value
 
     def prefix(self, session_id: str, prefix: str, read: Callable[[], list[tuple[str, str]]]) -> dict[str, Any]:
         """Every key with ``prefix`` and its value decoded anew, from the rows ``read()`` once (sorted here)."""
@@ -96,11 +100,21 @@ class Kept:
             kept.prefixes[prefix] = rows
         return {k: json.loads(v) for k, v in rows}
 
-    def wrote(self, session_id: str, row: _Row, kv: bool = False) -> None:
-        """After a commit of this store: the session's row as its transaction left it; with ``kv`` the
-        session's KV changed, so its kept values are dropped."""
+    def wrote(self, session_id: str, row: _Row, kv: bool | Mapping[str, str | None] = False) -> None:
+        """After a commit of this store: the session's row as its transaction left it. ``kv``: the session's KV
+        changed, so its kept values are dropped (True), or it changed by these keys' new JSON texts (None:
+        deleted), which the kept values and prefixes take: what a read of the file now gives (every other
+        key as it was; another connection's commit before it changes ``data_version``, so nothing kept is
+        served after it)."""
         kept = self._session(session_id)
         kept.row = row
-        if kv:
+        if kv is True:
             kept.kv.clear()
             kept.prefixes.clear()
+            return
+        for key, text in (kv or {}).items():
+            self._keep(kept, key, text, None if text is None else json.loads(text))
+            for prefix, rows in kept.prefixes.items():
+                if key.startswith(prefix):
+                    rest = [r for r in rows if r[0] != key]
+                    kept.prefixes[prefix] = rest if text is None else sorted([*rest, (key, text)])

@@ -418,32 +418,40 @@ class SqliteStore(SessionStore):
         with self._lock:
             with self._write() as db:
                 revision, index = self._row(db, session_id)
-                new = self._commit(db, session_id, revision, expected_revision, changes, receipt)
-            self._kept.wrote(session_id, (new, index), kv=True)
+                new, texts = self._commit(db, session_id, revision, expected_revision, changes, receipt)
+            self._kept.wrote(session_id, (new, index), kv=texts)
             return new
 
     def _commit(self, db: sqlite3.Connection, session_id: str, revision: int, expected_revision: int,
-                changes: KvChanges, receipt: tuple[str, JsonValue] | None) -> int:
+                changes: KvChanges, receipt: tuple[str, JsonValue] | None) -> tuple[int, dict[str, str | None]]:
+        """The new revision and each change's JSON text (None: deleted), written."""
         if revision != expected_revision:
             raise RevisionConflict(expected_revision, revision)
         if receipt is not None and db.execute(
             "SELECT 1 FROM receipts WHERE session = ? AND call_id = ?", (session_id, receipt[0])
         ).fetchone():
             raise StoreError(f"a receipt for call {receipt[0]!r} already exists")
-        keys = {k for (k,) in db.execute("SELECT key FROM kv WHERE session = ?", (session_id,))}
-        self._check_limits(keys, changes)
-        for key, value in changes.items():
-            if value is None:
+        # the session's key count and which changed keys it has, not every key read into Python (P-7's limits)
+        count = db.execute("SELECT count(*) FROM kv WHERE session = ?", (session_id,)).fetchone()[0]
+        present: set[str] = set()
+        changed = list(changes)
+        for start in range(0, len(changed), 500):
+            chunk = changed[start : start + 500]
+            sql = f"SELECT key FROM kv WHERE session = ? AND key IN ({','.join('?' * len(chunk))})"
+            present.update(k for (k,) in db.execute(sql, [session_id, *chunk]))
+        texts = self._checked_texts(int(count), present, changes)  # each value encoded once, for its size and row
+        for key, text in texts.items():
+            if text is None:
                 db.execute("DELETE FROM kv WHERE session = ? AND key = ?", (session_id, key))
             else:
-                db.execute("INSERT OR REPLACE INTO kv VALUES (?, ?, ?)", (session_id, key, _dumps(value)))
+                db.execute("INSERT OR REPLACE INTO kv VALUES (?, ?, ?)", (session_id, key, text))
         if receipt is not None:
             db.execute(
                 "INSERT INTO receipts (session, call_id, value) VALUES (?, ?, ?)",
                 (session_id, receipt[0], _dumps(receipt[1])),
             )
         db.execute("UPDATE sessions SET revision = ? WHERE id = ?", (revision + 1, session_id))
-        return revision + 1
+        return revision + 1, texts
 
     # receipts ---------------------------------------------------------------------------------
     def receipt(self, session_id: str, call_id: str) -> JsonValue | None:
