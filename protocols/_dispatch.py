@@ -31,7 +31,7 @@ from ._maintenance import MaintainerBinding, MaintenanceResult
 from ._messages import FrozenView, ToolCall
 from ._version import ProtocolVersion
 from .store import SessionStore
-from .tools import Compress, ToolContext, ToolRejected, ToolSpec, Write, failure, tools_for
+from .tools import Compress, ToolContext, ToolRejected, ToolSpec, Write, failure, tool_named, tools_for
 
 
 @dataclass(frozen=True)
@@ -150,11 +150,11 @@ def _stale(frozen_revision: int, current: int) -> ToolRejected:
 
 
 def _spec_named(protocol: ProtocolVersion, name: str, maintainer_bound: bool) -> ToolSpec:
-    specs = {spec.name: spec for spec in tools_for(protocol, maintainer_bound=maintainer_bound)}
-    if name not in specs:
-        offered = ", ".join(specs) or "none"
+    spec = tool_named(protocol, name, maintainer_bound=maintainer_bound)
+    if spec is None:
+        offered = ", ".join(s.name for s in tools_for(protocol, maintainer_bound=maintainer_bound)) or "none"
         raise ToolRejected("unknown_tool", f"{name!r} is not a tool of {protocol.key} (offered: {offered})")
-    return specs[name]
+    return spec
 
 
 def _parse_arguments(arguments: str) -> dict[str, Any]:

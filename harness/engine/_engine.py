@@ -149,6 +149,7 @@ class _Run:
         self.usage = Usage()
         self.usd: float | None = 0.0
         self.steps = 0
+        self._bound: MaintainerBinding | None = None
 
     def result(self, status: str, answer: str | None = None, error_class: str | None = None,
                error: str | None = None) -> RunResult:
@@ -388,10 +389,14 @@ class _Run:
                                 timeout_seconds=e.limits.timeout_seconds, temperature=e.limits.maintainer_temperature)
 
     def _binding(self) -> MaintainerBinding | None:
-        """What ``context_compress`` runs: this run's maintainer role, when the agent is bound to it."""
+        """What ``context_compress`` runs: this run's maintainer role, when the agent is bound to it (made once a
+        run: it holds nothing but the run and the engine's settings)."""
         if not self.e.maintainer_bound:
             return None
-        return MaintainerBinding(self._maintainer(), keep_recent_groups=self.e.host.maintenance.keepRecentGroups)
+        if self._bound is None:
+            self._bound = MaintainerBinding(self._maintainer(),
+                                            keep_recent_groups=self.e.host.maintenance.keepRecentGroups)
+        return self._bound
 
     async def maintain(self, step: int, trigger: MaintenanceTrigger) -> MaintenanceRecord:
         e = self.e

@@ -465,10 +465,10 @@ class SqliteStore(SessionStore):
     def put_receipt(self, session_id: str, call_id: str, result: JsonValue) -> JsonValue:
         with self._write() as db:
             self._exists(db, session_id)
-            db.execute(
-                "INSERT OR IGNORE INTO receipts (session, call_id, value) VALUES (?, ?, ?)",
-                (session_id, call_id, _dumps(result)),
-            )
+            text = _dumps(result)
+            sql = "INSERT OR IGNORE INTO receipts (session, call_id, value) VALUES (?, ?, ?)"
+            if db.execute(sql, (session_id, call_id, text)).rowcount == 1:  # written: the row holds this text
+                return json.loads(text)
             row = db.execute(
                 "SELECT value FROM receipts WHERE session = ? AND call_id = ?", (session_id, call_id)
             ).fetchone()

@@ -126,6 +126,19 @@ def tools_for(protocol: ProtocolVersion, *, maintainer_bound: bool = False) -> l
     return list(_family(protocol.requires_expected_window, maintainer_bound))
 
 
+def tool_named(protocol: ProtocolVersion, name: str, *, maintainer_bound: bool = False) -> ToolSpec | None:
+    """The context tool of that name among ``tools_for(protocol, maintainer_bound=...)``, or None; from a table
+    made once per family (the dispatcher asks at every call, P-40)."""
+    if not protocol.has_windows:
+        return None
+    return _named(protocol.requires_expected_window, maintainer_bound).get(name)
+
+
+@cache
+def _named(requires_expected_window: bool, maintainer_bound: bool) -> dict[str, ToolSpec]:
+    return {spec.name: spec for spec in _family(requires_expected_window, maintainer_bound)}
+
+
 @cache
 def _schemas(requires_expected_window: bool, maintainer_bound: bool) -> str:
     return json.dumps([spec.schema() for spec in _family(requires_expected_window, maintainer_bound)])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from protocols import resolve_ref
-from protocols.tools import tool_schemas, tools_for
+from protocols.tools import tool_named, tool_schemas, tools_for
 
 REUSED = ["context_window_open", "context_window_memory_set", "context_window_complete",
           "context_window_list", "context_window_search", "context_window_read", "context_task_memory_set"]
@@ -71,3 +71,14 @@ def test_page_limits_are_capped_at_50() -> None:
                  "context_history_list", "context_fold_list"):
         assert params[name]["properties"]["limit"] == {"default": 20, "maximum": 50, "minimum": 1,
                                                        "type": "integer"}, name
+
+
+@pytest.mark.parametrize("ref", ["prefix@2", "unified@1", "unified@2", "unified@3"])
+@pytest.mark.parametrize("bound", [False, True])
+def test_tool_named_finds_exactly_the_offered_tools(ref: str, bound: bool) -> None:
+    protocol = resolve_ref(ref)
+    offered = tools_for(protocol, maintainer_bound=bound)
+    for spec in offered:
+        assert tool_named(protocol, spec.name, maintainer_bound=bound) is spec
+    others = {*REUSED, *NEW_V1, "context_compress", "nope"} - {s.name for s in offered}
+    assert all(tool_named(protocol, name, maintainer_bound=bound) is None for name in others)
