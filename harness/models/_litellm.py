@@ -140,8 +140,8 @@ class LiteLLMModel:
                 continue
             latency_ms = (time.monotonic() - started) * 1000
             body = capture.pop_parts(call_id)
-            output = self._output(response, litellm, latency_ms, retries, body, secrets)
-            return output.model_copy(update={"sampling": {k: params[k] for k in SAMPLING if k in params}})
+            sampling = {k: params[k] for k in SAMPLING if k in params}
+            return self._output(response, litellm, latency_ms, retries, body, secrets, sampling)
 
     def _output(
         self,
@@ -151,6 +151,7 @@ class LiteLLMModel:
         retries: list[RetryRecord],
         body: tuple[str, tuple[str, ...]] | None,
         secrets: set[str],
+        sampling: dict[str, Any],
     ) -> ModelOutput:
         choice = response.choices[0]
         message = choice.message
@@ -172,6 +173,7 @@ class LiteLLMModel:
             provider_request_json=None if body is None else redacted_json_text(body[0], secrets, body[1]),
             raw_response=redact_owned(response.model_dump(mode="json"), secrets),
             reasoning=reasoning_of(message),
+            sampling=sampling,
         )
 
 

@@ -9,6 +9,7 @@ written to anywhere, and redaction removes it from whatever the harness writes, 
 from __future__ import annotations
 
 import ipaddress
+import os
 from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
@@ -39,10 +40,25 @@ def is_loopback(api_base: str | None) -> bool:
 def needs_placeholder_key(model: str, api_base: str | None, litellm: Any) -> bool:
     """True when ``model`` goes to a loopback server and litellm would miss its provider's API key.
 
-    Any key the user did set (``OPENAI_API_KEY`` for ``openai/...``) is left to litellm as usual.
+    Any key the user did set (``OPENAI_API_KEY`` for ``openai/...``) is left to litellm as usual. litellm's answer
+    (``validate_environment``: which of the provider's variables are unset) is kept per model, API base and
+    environment: ``os.environ``'s encoded items (``os.environ._data``, where every change through ``os.environ``
+    goes), the same objects while nothing changed (asked once per model call: 8.6 us a call, 1.5 us kept).
     """
     if not is_loopback(api_base):
         return False
+    data = getattr(os.environ, "_data", None)
+    if type(data) is not dict:  # not CPython's os.environ: ask every time
+        return _missing_key(model, api_base, litellm)
+    return _missing_key_in(model, api_base, litellm, tuple(data.items()))
+
+
+@lru_cache(maxsize=16)
+def _missing_key_in(model: str, api_base: str | None, litellm: Any, environ: tuple[Any, ...]) -> bool:
+    return _missing_key(model, api_base, litellm)
+
+
+def _missing_key(model: str, api_base: str | None, litellm: Any) -> bool:
     try:
         env = litellm.validate_environment(model=model, api_base=api_base)
     except Exception:  # an unknown provider: litellm's own error comes with the call

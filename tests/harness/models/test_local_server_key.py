@@ -52,6 +52,8 @@ def test_e4_placeholder_only_for_loopback_without_a_key(monkeypatch: pytest.Monk
     assert not needs_placeholder_key("openai/qwen", None, litellm)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-user-set-key-0123456789")
     assert not needs_placeholder_key("openai/qwen", "http://127.0.0.1:8080/v1", litellm)
+    monkeypatch.delenv("OPENAI_API_KEY")  # the answer kept follows the environment back
+    assert needs_placeholder_key("openai/qwen", "http://127.0.0.1:8080/v1", litellm)
 
 
 def test_e4_local_server_works_without_openai_key(server: str, monkeypatch: pytest.MonkeyPatch) -> None:
