@@ -22,15 +22,23 @@ changing another's. Exact because:
   separator or closer); ``Infinity`` and ``-Infinity`` decode as ``json.loads`` decodes them.
 
 A text with no remembered value goes to ``json.loads``, and the tool lists it holds are remembered.
+
+A snapshot given as its UTF-8 (``bytes``, as the store holds it: a transcript writes those bytes as they are) decodes
+as its text does: the anchor, ``NaN`` and the remembered text are looked for in the UTF-8, where the ASCII of the
+first two occurs only as those characters and a text's UTF-8 occurs only where the text does, and only what is
+left after the cut is decoded to text (the tools, most of it, never are).
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from typing import Any, NoReturn
+from collections.abc import Sequence
+from typing import Any, AnyStr, NoReturn
 
 _ANCHOR = '"tools": '
+_ANCHOR_UTF8 = _ANCHOR.encode("utf-8")
+_BOM_UTF8 = "\ufeff".encode("utf-8")
 _MAX = 16
 _AFTER_STRING = frozenset(' \t\n\r,:]}')
 """What may follow a JSON string's closing quote (whitespace, a separator, a closer)."""
@@ -82,12 +90,12 @@ def read_only(value: Any) -> Any:
 
 
 class _Known:
-    """A remembered tools text, its value (read-only, shared) and a decoder that gives it for ``NaN``."""
+    """A remembered tools text and its UTF-8, its value (read-only, shared) and a decoder that gives it for ``NaN``."""
 
-    __slots__ = ("text", "value", "decoder")
+    __slots__ = ("text", "utf8", "value", "decoder")
 
     def __init__(self, text: str, value: Any) -> None:
-        self.text, self.value = text, read_only(value)
+        self.text, self.utf8, self.value = text, text.encode("utf-8"), read_only(value)
         self.decoder = json.JSONDecoder(parse_constant=self._constant)
 
     def _constant(self, name: str) -> Any:
@@ -98,45 +106,60 @@ _KNOWN: list[_Known] = []
 """The remembered tools texts, the most recently used first."""
 
 
-def decode_snapshots(texts: list[str]) -> list[dict[str, Any]]:
+def decode_snapshots(texts: Sequence[str | bytes]) -> list[dict[str, Any]]:
     """``[json.loads(t) for t in texts]`` (see the module docstring)."""
     return [decode_snapshot(text) for text in texts]
 
 
-def decode_snapshot(text: str) -> Any:
-    """``json.loads(text)``, a remembered tools value not decoded again (see the module docstring)."""
-    if _ANCHOR not in text or text.startswith("\ufeff"):
-        return json.loads(text)
+def decode_snapshot(text: str | bytes) -> Any:
+    """``json.loads(text)``, a remembered tools value not decoded again (see the module docstring); UTF-8 ``bytes``
+    decode as their text does, cut in UTF-8 and only what is left after the cut decoded to text."""
+    if isinstance(text, bytes):
+        return _decode(text, _ANCHOR_UTF8, _BOM_UTF8)
+    return _decode(text, _ANCHOR, "\ufeff")
+
+
+def _decode(text: AnyStr, anchor: AnyStr, bom: AnyStr) -> Any:
+    if anchor not in text or text.startswith(bom):
+        return json.loads(_text(text))
     for index, known in enumerate(_KNOWN):
-        cut, count = _without(text, known.text)
+        cut, count = _without(text, known.utf8 if isinstance(text, bytes) else known.text)
         if count:
             if index:
                 _KNOWN.insert(0, _KNOWN.pop(index))
-            if cut.count("NaN") != count:  # a NaN of its own (a float, or in a string): decoded as it is
-                return json.loads(text)
-            return known.decoder.decode(cut)
-    value = json.loads(text)
-    _learn(text, value)
+            nan = b"NaN" if isinstance(cut, bytes) else "NaN"
+            if cut.count(nan) != count:  # a NaN of its own (a float, or in a string): decoded as it is
+                return json.loads(_text(text))
+            return known.decoder.decode(_text(cut))
+    whole = _text(text)
+    value = json.loads(whole)
+    _learn(whole, value)
     return value
 
 
-def _without(text: str, known: str) -> tuple[str, int]:
-    """``text`` with each occurrence of ``known`` after ``"tools": `` written as ``NaN``, and how many there were."""
-    parts: list[str] = []
+def _text(value: str | bytes) -> str:
+    return value.decode("utf-8") if isinstance(value, bytes) else value
+
+
+def _without(text: AnyStr, known: AnyStr) -> tuple[AnyStr, int]:
+    """``text`` with each occurrence of ``known`` after ``"tools": `` written as ``NaN``, and how many there were.
+    Alike in UTF-8: the anchor and ``NaN`` are ASCII, whose bytes occur in UTF-8 only as those characters."""
+    anchor, nan = (_ANCHOR_UTF8, b"NaN") if isinstance(text, bytes) else (_ANCHOR, "NaN")
+    parts: list[AnyStr] = []
     start = 0
-    at = text.find(_ANCHOR)
+    at = text.find(anchor)
     while at >= 0:
-        at += len(_ANCHOR)
+        at += len(anchor)
         if text.startswith(known, at):
-            parts += (text[start:at], "NaN")
+            parts += (text[start:at], nan)
             start = at + len(known)
-            at = text.find(_ANCHOR, start)
+            at = text.find(anchor, start)
         else:
-            at = text.find(_ANCHOR, at)
+            at = text.find(anchor, at)
     if not parts:
         return text, 0
     parts.append(text[start:])
-    return "".join(parts), len(parts) // 2
+    return text[:0].join(parts), len(parts) // 2
 
 
 def learnable(text: str) -> bool:

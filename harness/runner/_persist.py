@@ -33,6 +33,7 @@ from typing import IO, Any
 from pydantic import BaseModel, ValidationError
 
 from harness.results._records import TrialRecord, transcript_name
+from harness.results._transcripts import write_transcript_lines
 from protocols import InvalidInput
 from protocols._text import json_text
 
@@ -221,17 +222,17 @@ class RunDir:
                 out.append(int(attempt or 0))
         return out
 
-    def write_transcript(self, record: TrialRecord, snapshots: list[str]) -> Path:
+    def write_transcript(self, record: TrialRecord, snapshots: list[bytes]) -> Path:
         """One line per provider request/response of the trial: each snapshot's JSON text as the store
-        holds it (already redacted by the engine) with ``trialId`` first, never decoded again."""
+        holds it (already redacted by the engine), given in UTF-8, with ``trialId`` first, never decoded
+        again (``write_transcript_lines``)."""
         path = self.path / transcript_name(record)
         tmp = path.with_suffix(".jsonl.tmp")
         with self._writing():
             path.parent.mkdir(parents=True, exist_ok=True)
             try:
-                with tmp.open("w", encoding="utf-8") as fh:
-                    for text in snapshots:
-                        fh.write(transcript_line(record.id, text) + "\n")
+                with tmp.open("wb") as fh:
+                    write_transcript_lines(fh, record.id, snapshots)
                 os.replace(tmp, path)
             except OSError:
                 tmp.unlink(missing_ok=True)  # a full disk keeps no half transcript
@@ -371,16 +372,3 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     os.replace(tmp, path)
-
-
-def transcript_line(trial_id: str, text: str) -> str:
-    """``json.dumps({"trialId": trial_id, **snapshot}, ensure_ascii=False)`` of a snapshot given as its JSON
-    text (as ``json.dumps`` writes it), spliced rather than decoded and encoded again: a snapshot holds a
-    whole request and provider body, tens of kilobytes. A text that already names ``trialId`` somewhere,
-    or is not an object, goes the long way."""
-    head = '{"trialId": ' + json.dumps(trial_id, ensure_ascii=False)
-    if text.startswith("{") and '"trialId"' not in text:
-        rest = text[1:].lstrip()
-        return head + "}" if rest.startswith("}") else head + ", " + rest
-    snapshot = json.loads(text)
-    return json.dumps({"trialId": trial_id, **snapshot}, ensure_ascii=False)

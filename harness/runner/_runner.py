@@ -279,7 +279,7 @@ class Experiment:
                     self._stop_skipped = self._stop_skipped or (bool(self.stopping) and group.id not in self.held)
                     return self._keep(TrialRecord(id=tid, group=group.id, stage=stage.id, repeat=repeat,
                                                   attempt=attempt, status="skipped", reason=reason), persist=True)
-                texts: list[str] = []
+                texts: list[bytes] = []
                 record = await run_trial(self.engine(group), group.id, stage, repeat, attempt, texts)
             self.run_dir.write_transcript(record, texts)
             if self.infra.add(record):

@@ -31,9 +31,9 @@ def now() -> str:
 
 
 async def run_trial(engine: Engine, group: str, stage: StageSpec, repeat: int, attempt: int = 0,
-                    snapshot_texts: list[str] | None = None) -> TrialRecord:
-    """Run one trial; ``snapshot_texts``, when given, receives the JSON text of the session's snapshots
-    as stored (read once: decoded for the judges, ``decode_snapshots``, and written as they are into the
+                    snapshot_utf8: list[bytes] | None = None) -> TrialRecord:
+    """Run one trial; ``snapshot_utf8``, when given, receives the JSON text of the session's snapshots as
+    stored, in UTF-8 (read once: decoded for the judges, ``decode_snapshots``, and written as they are into the
     transcript)."""
     tid = trial_id(group, stage.id, repeat, attempt)
     enter_trial(repeat)  # the response cache keys a call by its repeat index
@@ -54,10 +54,10 @@ async def run_trial(engine: Engine, group: str, stage: StageSpec, repeat: int, a
         memories.append(_memories(engine, session_id))
         if result.status == "budget_exhausted" or (result.status == "error" and result.error_class in INFRA_CLASSES):
             break
-    texts = [text for _, text in engine.store.snapshot_texts(session_id)]
+    texts = [text for _, text in engine.store.snapshot_utf8(session_id)]
     written = decode_snapshots(texts)  # json.loads of each, the run's tool schemas not decoded again
-    if snapshot_texts is not None:
-        snapshot_texts.extend(texts)
+    if snapshot_utf8 is not None:
+        snapshot_utf8.extend(texts)
     view = TrialView(protocol=engine.protocol, store=engine.store, session_id=session_id, runs=runs,
                      snapshots=written, memories=memories)
     record = TrialRecord(id=tid, group=group, stage=stage.id, repeat=repeat, attempt=attempt, status="passed",

@@ -155,6 +155,11 @@ class SessionStore(ABC):
         where the backend stores JSON text; otherwise ``json.dumps(data, ensure_ascii=False)``."""
         return [(sid, json.dumps(data, ensure_ascii=False)) for sid, data in self.snapshots(session_id)]
 
+    def snapshot_utf8(self, session_id: str) -> list[tuple[str, bytes]]:
+        """``snapshot_texts`` in UTF-8: a backend that stores UTF-8 hands it over undecoded (the runner writes it
+        into the transcript as it is and decodes only what its judges read)."""
+        return [(sid, text.encode("utf-8")) for sid, text in self.snapshot_texts(session_id)]
+
     # helpers shared by backends ---------------------------------------------------------------
     def kv_all(self, session_id: str) -> dict[str, JsonValue]:
         return self.kv_prefix(session_id, "")

@@ -504,3 +504,12 @@ class SqliteStore(SessionStore):
                 "SELECT snapshot_id, data FROM snapshots WHERE session = ? ORDER BY seq", (session_id,)
             ).fetchall()
         return rows
+
+    def snapshot_utf8(self, session_id: str) -> list[tuple[str, bytes]]:
+        """The stored texts' UTF-8 (SQLite's own encoding of a TEXT value), without decoding it to text."""
+        with self._lock:
+            self._known(session_id)
+            rows: list[tuple[str, bytes]] = self._db.execute(
+                "SELECT snapshot_id, CAST(data AS BLOB) FROM snapshots WHERE session = ? ORDER BY seq", (session_id,)
+            ).fetchall()
+        return rows

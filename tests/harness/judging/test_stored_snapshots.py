@@ -1,12 +1,13 @@
 """The judges read a trial's snapshots as stored (E-11): ``decode_snapshot`` is ``json.loads`` of the stored
 text (values, key order, and the same text when written again), also where a remembered tools text appears inside a
-string, after another key or in a text that holds ``NaN`` or ``Infinity``."""
+string, after another key or in a text that holds ``NaN`` or ``Infinity``; given the text's UTF-8, the same."""
 
 from __future__ import annotations
 
 import copy
 import json
 import pickle
+import re
 from typing import Any
 
 import pytest
@@ -29,8 +30,10 @@ def _written(value: Any) -> str:
 
 
 def _same(decoded: Any, text: str) -> None:
-    """Equal to ``json.loads(text)`` in values, types and key order (``json.dumps`` writes each the same)."""
+    """Equal to ``json.loads(text)`` in values, types and key order (``json.dumps`` writes each the same), and so is
+    the decoding of the text's UTF-8."""
     assert _written(decoded) == _written(json.loads(text))
+    assert _written(decode_snapshot(text.encode("utf-8"))) == _written(json.loads(text))
 
 
 def _snapshot(tools: list[Any], body_tools: list[Any] | None, noise: Any) -> dict[str, Any]:
@@ -64,6 +67,13 @@ def test_any_text_decodes_or_fails_as_json_loads_does(text: str) -> None:
         except ValueError:
             continue
         assert _written(decode_snapshot(candidate)) == _written(expected)
+        assert _written(decode_snapshot(candidate.encode("utf-8"))) == _written(expected)
+    for candidate in (text, "\ufeff{}", '\ufeff{"tools": [{"type": "function"}]}'):  # a BOM fails as it does in text
+        try:
+            expected = json.loads(candidate)
+        except ValueError as exc:
+            with pytest.raises(ValueError, match=re.escape(str(exc))):
+                decode_snapshot(candidate.encode("utf-8"))
 
 
 def test_the_known_tools_are_decoded_once_and_shared_read_only(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -102,4 +112,18 @@ def test_a_nan_in_the_tools_or_elsewhere() -> None:
     for noise in ("NaN", [float("nan")], {"NaN": 1}, "plain", float("inf")):
         text = _written(_snapshot(tools, None, noise))
         _same(decode_snapshot(text), text)
-    assert _stored._without(_written(_snapshot(tools, None, "NaN")), _written(tools))[1] == 2
+    text = _written(_snapshot(tools, None, "NaN"))
+    assert _stored._without(text, _written(tools))[1] == 2
+    cut, count = _stored._without(text.encode("utf-8"), _written(tools).encode("utf-8"))
+    assert count == 2 and cut == _stored._without(text, _written(tools))[0].encode("utf-8")
+
+
+def test_utf8_is_cut_where_the_text_is() -> None:
+    """The tools anchor and text found in UTF-8 where they are in the text, never inside a character's bytes."""
+    tools = [{"type": "function", "function": {"name": "报价", "description": "计算 \u2028 总价 😀"}}]
+    decode_snapshot(_written(_snapshot(tools, None, 0)))
+    for noise in ('"tools": ' + _written(tools), "“tools”: 报价", {"工具": tools}, ["😀", "\u2028"]):
+        text = _written(_snapshot(tools, None, noise))
+        _same(decode_snapshot(text.encode("utf-8")), text)
+        cut, count = _stored._without(text.encode("utf-8"), _written(tools).encode("utf-8"))
+        assert count == 2 and cut.decode("utf-8") == _stored._without(text, _written(tools))[0]
