@@ -173,18 +173,16 @@ def _window_history(
 
 
 def _state_body(
-    store: SessionStore,
-    session_id: str,
+    entry: Any,
     frozen: FrozenView,
     window_id: str,
     record: dict[str, Any],
     covered: int,
     history: list[_Item],
 ) -> dict[str, Any]:
-    """P-71: the current execution position, from the frozen KV and the view.
+    """P-71: the current execution position, from the frozen KV (``entry``: its ``currentWindowEntry``) and the view.
 
     ``recentTool`` is the one most recent tool name since entering (source: "最近工具名"), or null."""
-    entry = store.kv_get(session_id, CURRENT_WINDOW_ENTRY)
     if not isinstance(entry, dict) or entry.get("windowId") != window_id:
         entry = {}
     entered_at = int(entry.get("enteredAtUpperBound") or 0)
@@ -219,28 +217,36 @@ def project(
         )
     window_id = MAIN_WINDOW
     record: dict[str, Any] = {"status": "active"}
+    # the keys the projection reads, in two reads of the store (the window's keys follow from the active window)
+    first = [ACTIVE_WINDOW, TASK_MEMORY] if protocol.has_windows else []
+    first += [CURRENT_WINDOW_ENTRY] if protocol.has_state_message else []
+    kv = store.kv_get_many(session_id, first)
     if protocol.has_windows:
-        window_id = str(store.kv_get(session_id, ACTIVE_WINDOW) or MAIN_WINDOW)
-        stored = store.kv_get(session_id, window_key(window_id))
+        window_id = str(kv[ACTIVE_WINDOW] or MAIN_WINDOW)
+    second = [covered_key(window_id), checkpoint_key(window_id)] + ([window_key(window_id)] if protocol.has_windows
+                                                                     else [])
+    kv.update(store.kv_get_many(session_id, second))
+    if protocol.has_windows:
+        stored = kv[window_key(window_id)]
         if stored is None and window_id != MAIN_WINDOW:
             raise ProjectionError(f"active window {window_id!r} has no window/{window_id} record")
         if stored is not None:
             if not isinstance(stored, dict):
                 raise ProjectionError(f"window/{window_id} is not a JSON object")
             record = stored
-    covered = int(store.kv_get(session_id, covered_key(window_id)) or 0)
+    covered = int(kv[covered_key(window_id)] or 0)
 
     history = _window_history(protocol, store, session_id, frozen, window_id, covered, host)
     history_messages, history_sources = [i.message for i in history], [i.source for i in history]
     validate_pairing(history_messages, history_sources)  # P-15, before P-84
 
-    checkpoint = store.kv_get(session_id, checkpoint_key(window_id))
+    checkpoint = kv[checkpoint_key(window_id)]
     working_checkpoint = None
     if isinstance(checkpoint, dict) and checkpoint.get("summary") is not None:
         working_checkpoint = {"summary": checkpoint["summary"], "coveredThrough": covered}
     header = header_text(
         agent_inputs=agent.inputs,
-        task_memory=store.kv_get(session_id, TASK_MEMORY) if protocol.has_windows else None,
+        task_memory=kv[TASK_MEMORY] if protocol.has_windows else None,
         active_window={"id": window_id, **record} if protocol.has_windows else None,
         checkpoint=working_checkpoint,
         escape_non_ascii=protocol.escape_non_ascii,
@@ -256,7 +262,7 @@ def project(
     state_msg: dict[str, Any] | None = None
     placement = protocol.state_placement
     if protocol.has_state_message:
-        body = _state_body(store, session_id, frozen, window_id, record, covered, history)
+        body = _state_body(kv[CURRENT_WINDOW_ENTRY], frozen, window_id, record, covered, history)
         # the view sentence is unified@3's, shared by A, B and C (_derived)
         state_msg = {"role": protocol.state_role, "content": state_text(body, view_note=protocol.version >= 3)}
     state_src = _derived_source("context_state", session_id, window_id)

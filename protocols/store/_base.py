@@ -99,6 +99,11 @@ class SessionStore(ABC):
     @abstractmethod
     def kv_get(self, session_id: str, key: str) -> JsonValue | None: ...
 
+    def kv_get_many(self, session_id: str, keys: Sequence[str]) -> dict[str, JsonValue | None]:
+        """``kv_get`` of each key (None when absent), in one call: a backend may read them at one instant
+        (a projection reads five or six keys at every step, Q-2)."""
+        return {key: self.kv_get(session_id, key) for key in keys}
+
     @abstractmethod
     def kv_prefix(self, session_id: str, prefix: str) -> dict[str, JsonValue]:
         """Every key starting with ``prefix`` and its value, keys sorted."""

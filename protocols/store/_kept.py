@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 _SESSIONS_MAX = 4096
@@ -71,13 +71,21 @@ class Kept:
         """A KV value (None when absent) from its JSON text, ``read()`` once: a str, number or bool is handed
         out as kept, any other value decoded anew (the caller may change its own)."""
         self._current()
+        return self._value(self._session(session_id), key, lambda _: read())
+
+    def values(self, session_id: str, keys: Sequence[str], read: Callable[[str], str | None]) -> dict[str, Any]:
+        """``value`` of each key, asking the file once whether another connection wrote (``read(key)``: its text)."""
+        self._current()
         kept = self._session(session_id)
+        return {key: self._value(kept, key, read) for key in keys}
+
+    def _value(self, kept: _Session, key: str, read: Callable[[str], str | None]) -> Any:
         if key in kept.kv:
             hit = kept.kv[key]
             if hit is None:
                 return None
             return hit[1] if hit[1] is not None else json.loads(hit[0])
-        text = read()
+        text = read(key)
         value = None if text is None else json.loads(text)
         self._keep(kept, key, text, value)
         return value

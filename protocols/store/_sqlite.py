@@ -399,6 +399,16 @@ class SqliteStore(SessionStore):
             self._known(session_id)
             return self._kept.value(session_id, key, read)
 
+    def kv_get_many(self, session_id: str, keys: Sequence[str]) -> dict[str, JsonValue | None]:
+        """``kv_get`` of each key, the file asked once whether another connection wrote (``Kept.values``)."""
+        def read(key: str) -> str | None:
+            row = self._db.execute("SELECT value FROM kv WHERE session = ? AND key = ?", (session_id, key)).fetchone()
+            return None if row is None else str(row[0])
+
+        with self._lock:
+            self._known(session_id)
+            return self._kept.values(session_id, keys, read)
+
     def kv_prefix(self, session_id: str, prefix: str) -> dict[str, JsonValue]:
         def read() -> list[tuple[str, str]]:
             sql = "SELECT key, value FROM kv WHERE session = ? AND substr(key, 1, ?) = ?"

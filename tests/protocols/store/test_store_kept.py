@@ -39,7 +39,8 @@ _op = st.one_of(
 
 
 def _reads(store: SessionStore, sid: str) -> dict[str, Any]:
-    return {"revision": store.revision(sid), "max": store.max_index(sid),
+    many = store.kv_get_many(sid, [*KEYS[::-1], "absent"])  # first: nothing before it asked the file
+    return {"many": many, "revision": store.revision(sid), "max": store.max_index(sid),
             "kv": {k: store.kv_get(sid, k) for k in KEYS}, "prefix": {p: store.kv_prefix(sid, p) for p in PREFIXES}}
 
 
@@ -61,7 +62,7 @@ def _apply(store: SessionStore, sid: str, op: str, arg: Any) -> None:
             value["status"] = "changed"
         elif isinstance(value, list):
             value.append(99)
-        for values in store.kv_prefix(sid, "").values():
+        for values in [*store.kv_prefix(sid, "").values(), *store.kv_get_many(sid, KEYS).values()]:
             if isinstance(values, dict):
                 values.clear()
 
