@@ -166,8 +166,17 @@ def memory_preserved(check: Any, view: TrialView) -> CheckResult:
         return _r(name, "not_applicable", f"{view.protocol.key} has no windows")
     if len(view.memories) < check.afterTurn:
         return _r(name, "not_exercised", f"the trial ended before turn {check.afterTurn}")
+    found: dict[tuple[str, str], bool] = {}
+
+    def has(text: str, needle: str) -> bool:
+        """``mentions``, asked once per memory text and needle: a window's memory is the same text on every turn
+        that leaves it alone, and the first turn checked is the one ``holders`` read."""
+        if (text, needle) not in found:
+            found[text, needle] = mentions(text, needle)
+        return found[text, needle]
+
     captured = view.memories[check.afterTurn - 1]
-    holders = {key: [c for c in check.contains if mentions(text, c)] for key, text in captured.items()}
+    holders = {key: [c for c in check.contains if has(text, c)] for key, text in captured.items()}
     holders = {key: found for key, found in holders.items() if found}
     if not holders:
         stored = ", ".join(f"{k}: {_short(v)}" for k, v in captured.items() if v) or "every window memory was empty"
@@ -178,8 +187,8 @@ def memory_preserved(check: Any, view: TrialView) -> CheckResult:
         memories = view.memories[turn - 1]
         for key, wanted in holders.items():
             text = memories.get(key) or ""
-            lost = [c for c in wanted if not mentions(text, c)]
-            bad = [f for f in check.forbidden if mentions(text, f)]
+            lost = [c for c in wanted if not has(text, c)]
+            bad = [f for f in check.forbidden if has(text, f)]
             if lost:
                 problems.append(f"after turn {turn} {key} no longer holds {lost}")
             if bad:

@@ -16,10 +16,10 @@ changing another's. Exact because:
   cannot begin inside a string (its ``"`` at index 2 is unescaped and would end that string, and ``V[3]``
   cannot follow a string's end), so it begins a value outside strings, and an array's extent is given by
   its own text: the occurrence is that whole value, and ``NaN`` in its place decodes at the same place;
-- ``NaN`` occurs nowhere else: a text that holds ``NaN`` outside those values (a float written by
-  ``allow_nan``, or in a string) is decoded by ``json.loads`` as it is (counted in the shorter text: as many
-  ``NaN`` as values written so, and a ``NaN`` cannot straddle one, which sits between ``": "`` and a
-  separator or closer); ``Infinity`` and ``-Infinity`` decode as ``json.loads`` decodes them.
+- the decoder meets no other ``NaN``: it calls ``parse_constant`` once for each ``NaN`` outside strings, so one
+  that meets more than the values written so (a float written by ``allow_nan``, which would take a tools value's
+  place) is thrown away and the text decoded by ``json.loads`` as it is; a ``NaN`` in a string is the string's
+  characters, never a constant; ``Infinity`` and ``-Infinity`` decode as ``json.loads`` decodes them.
 
 A text with no remembered value goes to ``json.loads``, and the tool lists it holds are remembered.
 
@@ -90,16 +90,21 @@ def read_only(value: Any) -> Any:
 
 
 class _Known:
-    """A remembered tools text and its UTF-8, its value (read-only, shared) and a decoder that gives it for ``NaN``."""
+    """A remembered tools text and its UTF-8, its value (read-only, shared) and a decoder that gives it for ``NaN``,
+    counting the ``NaN`` it met (``met``)."""
 
-    __slots__ = ("text", "utf8", "value", "decoder")
+    __slots__ = ("text", "utf8", "value", "decoder", "met")
 
     def __init__(self, text: str, value: Any) -> None:
         self.text, self.utf8, self.value = text, text.encode("utf-8"), read_only(value)
         self.decoder = json.JSONDecoder(parse_constant=self._constant)
+        self.met = 0
 
     def _constant(self, name: str) -> Any:
-        return self.value if name == "NaN" else _CONSTANTS[name]
+        if name == "NaN":
+            self.met += 1
+            return self.value
+        return _CONSTANTS[name]
 
 
 _KNOWN: list[_Known] = []
@@ -127,10 +132,11 @@ def _decode(text: AnyStr, anchor: AnyStr, bom: AnyStr) -> Any:
         if count:
             if index:
                 _KNOWN.insert(0, _KNOWN.pop(index))
-            nan = b"NaN" if isinstance(cut, bytes) else "NaN"
-            if cut.count(nan) != count:  # a NaN of its own (a float, or in a string): decoded as it is
+            known.met = 0
+            value = known.decoder.decode(_text(cut))
+            if known.met != count:  # a NaN of its own, a float written by allow_nan: decoded as it is
                 return json.loads(_text(text))
-            return known.decoder.decode(_text(cut))
+            return value
     whole = _text(text)
     value = json.loads(whole)
     _learn(whole, value)

@@ -63,6 +63,16 @@ class Spent(ReportSpent):
 
 
 @dataclass
+class _Held:
+    """What the reservations in flight hold (plain attributes: two updates of each per model call)."""
+
+    usd: float = 0.0
+    inputTokens: int = 0
+    outputTokens: int = 0
+    llmCalls: int = 0
+
+
+@dataclass
 class Reservation:
     model: str
     usd: float
@@ -95,7 +105,7 @@ class BudgetLedger:
     calibration: dict[str, float] = field(default_factory=dict)
     """model → the largest reported / estimated input-token ratio seen in this run (>= 1)."""
     _probing: set[str] = field(default_factory=set)
-    _reserved: Spent = field(default_factory=Spent)
+    _reserved: _Held = field(default_factory=_Held)
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _base_wall: float = 0.0
     on_settle: Callable[[dict[str, Any]], None] | None = None

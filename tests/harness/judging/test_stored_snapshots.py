@@ -127,3 +127,25 @@ def test_utf8_is_cut_where_the_text_is() -> None:
         _same(decode_snapshot(text.encode("utf-8")), text)
         cut, count = _stored._without(text.encode("utf-8"), _written(tools).encode("utf-8"))
         assert count == 2 and cut.decode("utf-8") == _stored._without(text, _written(tools))[0]
+
+
+def test_a_nan_the_decoder_meets_beyond_the_tools_falls_back_to_json_loads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The placeholders are counted as the decoder meets them: a ``NaN`` float of the snapshot's own sends the text to
+    ``json.loads``; ``NaN`` in a string is no constant, and the text is decoded without it."""
+    tools = [{"type": "function", "function": {"name": "calc", "description": "NaN-safe"}}]
+    decode_snapshot(_written(_snapshot(tools, None, 0)))
+    loads: list[Any] = []
+    real = json.loads
+
+    def counted(text: Any) -> Any:
+        loads.append(text)
+        return real(text)
+
+    monkeypatch.setattr(_stored.json, "loads", counted)
+    for noise, fallback in (("NaN", False), ({"NaN": "NaN"}, False), (float("nan"), True), ([1, float("nan")], True)):
+        loads.clear()
+        text = _written(_snapshot(tools, None, noise))
+        for form in (text, text.encode("utf-8")):
+            decoded = decode_snapshot(form)
+            assert _written(decoded) == _written(real(text)) and decoded["request"]["tools"] == tools
+        assert bool(loads) is fallback, noise
