@@ -7,7 +7,7 @@ the caller's, for a new file written at once), so running it twice changes nothi
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import duckdb
 
@@ -163,8 +163,18 @@ def migrate(con: duckdb.DuckDBPyConnection, *, in_transaction: bool = False) -> 
 
 
 def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
+    return tables_columns(con, [table])[table]
+
+
+def tables_columns(con: duckdb.DuckDBPyConnection, tables: Sequence[str]) -> dict[str, list[str]]:
+    """Table → its column names in order, for each of ``tables`` (none: a table not in the database), in one query
+    of the information schema (each query of it costs about a millisecond and a half: a writer asks for every table)."""
     rows = con.execute(
-        "SELECT column_name FROM information_schema.columns WHERE table_name = ? AND table_schema = 'main' "
-        "AND table_catalog = current_database() ORDER BY ordinal_position", [table]
+        "SELECT table_name, column_name FROM information_schema.columns WHERE table_name IN (SELECT unnest(?)) "
+        "AND table_schema = 'main' AND table_catalog = current_database() ORDER BY table_name, ordinal_position",
+        [list(tables)],
     ).fetchall()
-    return [r[0] for r in rows]
+    out: dict[str, list[str]] = {table: [] for table in tables}
+    for table, column in rows:
+        out[table].append(column)
+    return out

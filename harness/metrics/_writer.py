@@ -21,7 +21,7 @@ import duckdb
 from pydantic import BaseModel
 
 from ._columns import checked_columns, datetime_columns
-from ._schema import TABLES, migrate, table_columns
+from ._schema import TABLES, migrate, tables_columns
 
 BATCH_ROWS = 100_000
 
@@ -52,7 +52,7 @@ class MetricsWriter:
         self._transaction = in_transaction
         """The caller's transaction holds everything written: committed by ``close`` (``create``)."""
         migrate(con, in_transaction=in_transaction)
-        self._columns = {t: table_columns(con, t) for t in TABLES}
+        self._columns = tables_columns(con, TABLES)
 
     @classmethod
     def open(cls, path: str | Path, experiment_id: str | None = None) -> MetricsWriter:

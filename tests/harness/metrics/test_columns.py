@@ -11,6 +11,7 @@ import pytest
 from metrics_data import synthetic_rows
 
 from harness.metrics import TABLES, MetricsWriter
+from harness.metrics._schema import tables_columns
 
 
 def _columns(rows: list[Any]) -> dict[str, list[Any]]:
@@ -65,3 +66,13 @@ def test_columns_are_checked_like_rows() -> None:
                                                                  "result": ["passed"]})
     assert writer.write_columns("checks", {"trial_id": [], "check_name": [], "result": []}) == 0
     assert writer.con.execute("SELECT count(*) FROM llm_calls").fetchone() == (2,)  # nothing refused was written
+
+
+def test_every_tables_columns_in_one_query_are_each_tables_own() -> None:
+    con = MetricsWriter(duckdb.connect()).con
+    con.execute("CREATE TABLE other (z INTEGER, a VARCHAR)")
+    asked = [*TABLES, "other", "missing"]
+    each = {t: [r[0] for r in con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = ? "
+                                          "ORDER BY ordinal_position", [t]).fetchall()] for t in asked}
+    assert tables_columns(con, asked) == each
+    assert each["other"] == ["z", "a"] and each["missing"] == [] and all(each[t] for t in TABLES)
