@@ -40,3 +40,24 @@ def test_a_run_calls_with_the_raised_threshold(tmp_path: Path, default_threshold
     assert outcome.status == "completed"
     assert seen and set(seen) == {RUN_THRESHOLD}
     assert gc.get_threshold() == (700, 10, 10)
+
+
+class _Node:
+    def __init__(self) -> None:
+        self.me = self  # a reference cycle: only the cyclic collector frees it
+
+
+def test_garbage_cycles_are_still_collected_within_one_threshold(default_threshold: object) -> None:
+    """Raising the threshold only delays the cyclic collector: a cycle made inside the span is freed once at
+    most one threshold's worth of new container objects has been made after it."""
+    import weakref
+
+    gc.collect()
+    with run_collector():
+        first = _Node()
+        gone = weakref.ref(first)
+        del first
+        assert gone() is not None  # a cycle outlives its last outside reference until a collection
+        for _ in range(RUN_THRESHOLD + 1_000):  # each node at least one new container object
+            _Node()
+        assert gone() is None
