@@ -31,7 +31,7 @@ from ._state import (
 from ._text import json_text
 from ._version import ProtocolVersion
 from ._view import gui_projection, tool_result_preview, validate_pairing
-from .tools import tool_schemas, tool_schemas_json
+from .tools import ToolSchemas, tool_schemas, tool_schemas_json
 
 if TYPE_CHECKING:
     from .store import SessionStore
@@ -209,7 +209,7 @@ def project(
     frozen: FrozenView,
     agent: AgentConfig,
     host: HostOptions,
-    business_tools: list[dict[str, Any]],
+    business_tools: list[dict[str, Any]] | ToolSchemas,
 ) -> ProjectedRequest:
     if frozen.upper_bound > store.max_index(session_id):
         raise ProjectionError(
@@ -278,8 +278,14 @@ def project(
 
     # each tool a dict of its own, as validating the model made it; the rest is built here and valid by
     # construction, so the model is not validated again (Q-2: that copied every message dict of the view)
-    tools = [*tool_schemas(protocol, maintainer_bound=bound), *[dict(t) for t in business_tools]]
-    tools_json = _joined(tool_schemas_json(protocol, maintainer_bound=bound), _business_json(business_tools))
+    # the host's tools: kept ones (the engine's) built anew, each of its dicts and lists new; a plain list's each
+    # dict copied, its text found by its content
+    if isinstance(business_tools, ToolSchemas):
+        business, business_json = business_tools.fresh(), business_tools.json
+    else:
+        business, business_json = [dict(t) for t in business_tools], _business_json(business_tools)
+    tools = [*tool_schemas(protocol, maintainer_bound=bound), *business]
+    tools_json = _joined(tool_schemas_json(protocol, maintainer_bound=bound), business_json)
     return ProjectedRequest.model_construct(messages=messages, sources=sources, tools=tools, tools_json=tools_json)
 
 

@@ -18,7 +18,7 @@ from ._projection_types import AgentConfig, ProjectedRequest
 from ._prompts import PLACEHOLDER, render_protocol_prompt, render_system_prompt
 from ._version import ProtocolVersion
 from .store import SessionStore
-from .tools import tool_schemas, tools_for
+from .tools import ToolSchemas, tool_schemas, tools_for
 
 __all__ = ["PLACEHOLDER", "Protocol"]
 
@@ -71,7 +71,9 @@ class Protocol(ProtocolVersion):
         frozen: FrozenView,
         agent: AgentConfig,
         host: HostOptions | None = None,
-        business_tools: list[dict[str, Any]] | None = None,
+        business_tools: list[dict[str, Any]] | ToolSchemas | None = None,
     ) -> ProjectedRequest:
-        """Build the provider request from the frozen view only (P-10 … P-20, P-71, P-80, P-90)."""
+        """Build the provider request from the frozen view only (P-10 … P-20, P-71, P-80, P-90).
+
+        ``business_tools``: the host's tools, as a list or kept as ``ToolSchemas`` (built anew for each request)."""
         return project(self, store, session_id, frozen, agent, host or HostOptions(), business_tools or [])

@@ -42,6 +42,7 @@ from protocols import (
 from protocols._maintenance import Maintainer, maintain_window, should_maintain
 from protocols._state import ACTIVE_WINDOW, MAIN_WINDOW
 from protocols.store import SessionStore
+from protocols.tools import ToolSchemas
 
 from ._encode import EncodedRequest, _Piece, message_pieces, snapshot_json
 from ._guard import BudgetExhausted, CallGuard
@@ -84,7 +85,8 @@ class Engine:
         self.capacity_tokens = capacity_tokens
         self.maintainer_bound = agent.contextMaintainer and protocol.has_windows
         self.router = ToolRouter(protocol, business, maintainer_bound=self.maintainer_bound)
-        self.business_schemas = business.schemas() if business else []
+        # kept as the code that builds them: each step's request gets its own (Q-2: no content check per step)
+        self.business_schemas = ToolSchemas(business.schemas()) if business else ToolSchemas([])
         self._secrets = tuple(sorted(secrets_from_env()))
         self._seq: dict[str, int] = {}
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import marshal
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -13,6 +12,7 @@ from .._version import ProtocolVersion
 from . import _args as a
 from ._context import ToolContext
 from ._folds import fold_create, fold_list, fold_read
+from ._frozen import ToolSchemas
 from ._history import history_list
 from ._results import Compress, Write
 from ._windows import (
@@ -164,13 +164,11 @@ def tool_schemas(protocol: ProtocolVersion, *, maintainer_bound: bool = False) -
     """
     if not protocol.has_windows:
         return []
-    # new dicts at every call (a caller may change its copy); marshal writes them back about twice as fast
-    # as decoding the JSON (Q-2: every step's projection asks)
-    fresh: list[dict[str, Any]] = marshal.loads(_schemas_marshalled(protocol.requires_expected_window,
-                                                                     maintainer_bound))
-    return fresh
+    # new dicts at every call (a caller may change its copy): built from the family's literal (Q-2: every step's
+    # projection asks)
+    return _schemas_kept(protocol.requires_expected_window, maintainer_bound).fresh()
 
 
 @cache
-def _schemas_marshalled(requires_expected_window: bool, maintainer_bound: bool) -> bytes:
-    return marshal.dumps(json.loads(_schemas(requires_expected_window, maintainer_bound)))
+def _schemas_kept(requires_expected_window: bool, maintainer_bound: bool) -> ToolSchemas:
+    return ToolSchemas(json.loads(_schemas(requires_expected_window, maintainer_bound)))
