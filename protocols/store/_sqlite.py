@@ -80,6 +80,8 @@ class SqliteStore(SessionStore):
         self._own: dict[str, int] = {}
         """Sessions this store created and has been the only writer of since, with their last index: each of
         their windows is kept from the start as its messages are appended (``_appended``)."""
+        self._own_inputs: dict[str, dict[str, list[RawMessage]]] = {}
+        """An own session's input messages by run, each appended here (``run_inputs``)."""
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30.0)
         if self.path != ":memory:":
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -153,8 +155,9 @@ class SqliteStore(SessionStore):
             self._create(session_id, kv, revision, receipts)
             self._kept.wrote(session_id, (revision, 0), kv=True)
             if len(self._own) >= _OWN_MAX:  # the oldest goes first (its windows are read as before)
-                self._own.pop(next(iter(self._own)))
+                self._disown(next(iter(self._own)))
             self._own[session_id] = 0
+            self._own_inputs[session_id] = {}
 
     def _create(self, session_id: str, kv: Mapping[str, JsonValue] | None, revision: int,
                 receipts: Mapping[str, JsonValue] | None) -> None:
@@ -216,7 +219,7 @@ class SqliteStore(SessionStore):
             if key[1] == window and index > key[2]:
                 if len(kept) >= _GROWN_MAX:  # read again when next needed
                     self._drop(key)
-                    self._own.pop(session_id, None)
+                    self._disown(session_id)
                     continue
                 kept.append(msg)
             self._windows[key] = (index, kept)
@@ -224,9 +227,11 @@ class SqliteStore(SessionStore):
         if own is None:
             return
         if own != index - 1:  # another store wrote to the session
-            del self._own[session_id]
+            self._disown(session_id)
             return
         self._own[session_id] = index
+        if msg.kind == "input":
+            self._own_inputs[session_id].setdefault(msg.run_id, []).append(msg)
         if (session_id, window, 0) not in self._windows:
             self._keep((session_id, window, 0), (index, [msg]))
 
@@ -235,9 +240,13 @@ class SqliteStore(SessionStore):
             if len(self._windows) >= _WINDOWS_MAX:  # the oldest goes first
                 oldest = next(iter(self._windows))
                 self._drop(oldest)
-                self._own.pop(oldest[0], None)  # a window of it is no longer kept from the start
+                self._disown(oldest[0])  # a window of it is no longer kept from the start
             self._session_windows.setdefault(key[0], {})[key] = None
         self._windows[key] = value
+
+    def _disown(self, session_id: str) -> None:
+        self._own.pop(session_id, None)
+        self._own_inputs.pop(session_id, None)
 
     def _drop(self, key: tuple[str, str, int]) -> None:
         del self._windows[key]
@@ -310,9 +319,15 @@ class SqliteStore(SessionStore):
         return out
 
     def run_inputs(self, session_id: str, run_id: str, upper_bound: int) -> list[RawMessage]:
+        """Read from the file, or, for a session this store alone wrote up to ``upper_bound`` (``_own``: every row
+        up to its last index was appended here, in index order), its inputs as they were appended (Q-2: each step
+        asks; a read of those rows gives the same messages, ``_appended``)."""
         where = "session = ? AND run = ? AND kind = 'input' AND idx <= ?"  # matches the partial index
         with self._lock:
             self._known(session_id)
+            own = self._own.get(session_id)
+            if own is not None and upper_bound <= own:
+                return [m for m in self._own_inputs[session_id].get(run_id, ()) if m.index <= upper_bound]
             params = [session_id, run_id, upper_bound]
             rows = self._db.execute(_merged(where, "inputs"), params * 2).fetchall()
         return [message(body) for _, body in rows]

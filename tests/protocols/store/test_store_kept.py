@@ -19,6 +19,7 @@ KEYS = ["activeWindow", "window/main", "window/w2", "fold/f1", "fold/f2", "cover
 PREFIXES = ["fold/", "window/", "", "nothing/"]
 LIMITS = KvLimits(max_keys=5, max_value_bytes=200)
 RUN = new_run_id()
+RUNS = [RUN, new_run_id()]
 
 _value = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(allow_nan=False), st.text(max_size=6),
                    st.lists(st.integers(0, 3), max_size=3),
@@ -34,14 +35,19 @@ _op = st.one_of(
     st.tuples(st.just("mutate"), st.sampled_from(KEYS)),
     st.tuples(st.just("other_commit"), st.dictionaries(st.sampled_from(KEYS), _value, min_size=1, max_size=2)),
     st.tuples(st.just("other_append"), st.just("main")),
+    st.tuples(st.just("input"), st.tuples(st.sampled_from(["main", "w2"]), st.sampled_from([0, 1]))),
+    st.tuples(st.just("other_input"), st.just(("main", 1))),
     st.tuples(st.just("session"), st.sampled_from(["s1", "s2"])),
 )
 
 
 def _reads(store: SessionStore, sid: str) -> dict[str, Any]:
     many = store.kv_get_many(sid, [*KEYS[::-1], "absent"])  # first: nothing before it asked the file
-    return {"many": many, "revision": store.revision(sid), "max": store.max_index(sid),
-            "kv": {k: store.kv_get(sid, k) for k in KEYS}, "prefix": {p: store.kv_prefix(sid, p) for p in PREFIXES}}
+    last = store.max_index(sid)
+    return {"many": many, "revision": store.revision(sid), "max": last,
+            "kv": {k: store.kv_get(sid, k) for k in KEYS}, "prefix": {p: store.kv_prefix(sid, p) for p in PREFIXES},
+            "inputs": {(run, bound): store.run_inputs(sid, run, bound) for run in RUNS
+                       for bound in (last, last - 1, last - 3, last + 1)}}
 
 
 def _apply(store: SessionStore, sid: str, op: str, arg: Any) -> None:
@@ -52,6 +58,9 @@ def _apply(store: SessionStore, sid: str, op: str, arg: Any) -> None:
             pass
     elif op in ("append", "other_append"):
         store.append(sid, MessageDraft(run_id=RUN, window_id=arg, role="assistant", kind="text", content="t"))
+    elif op in ("input", "other_input"):  # the run's inputs (P-11) are kept for a session only this store wrote
+        store.append(sid, MessageDraft(run_id=RUNS[arg[1]], input_run=RUNS[arg[1]], window_id=arg[0], role="user",
+                                       kind="input", content=f"i{store.max_index(sid)}"))
     elif op == "archive":
         store.archive(sid, max(0, store.max_index(sid) - arg))
     elif op == "receipt":
