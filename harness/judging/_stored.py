@@ -23,6 +23,11 @@ changing another's. Exact because:
 
 A text with no remembered value goes to ``json.loads``, and the tool lists it holds are remembered.
 
+The provider body's ``messages`` are most often the request's, the same text: the first ``"messages": `` array is
+decoded once and each occurrence of its text after ``"messages": `` is written as the constant ``Infinity``, whose
+``parse_constant`` gives that value (read-only when shared, as the tools are); counted like ``NaN``, so a text with
+an ``Infinity`` of its own is decoded by ``json.loads`` as it is (``_share_messages`` says why it is exact).
+
 A snapshot given as its UTF-8 (``bytes``, as the store holds it: a transcript writes those bytes as they are) decodes
 as its text does: the anchor, ``NaN`` and the remembered text are looked for in the UTF-8, where the ASCII of the
 first two occurs only as those characters and a text's UTF-8 occurs only where the text does, and only what is
@@ -42,7 +47,7 @@ _BOM_UTF8 = "\ufeff".encode("utf-8")
 _MAX = 16
 _AFTER_STRING = frozenset(' \t\n\r,:]}')
 """What may follow a JSON string's closing quote (whitespace, a separator, a closer)."""
-_CONSTANTS = {"Infinity": float("inf"), "-Infinity": float("-inf")}
+_CONSTANTS = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
 
 
 def _refuse(self: Any, *args: Any, **kwargs: Any) -> NoReturn:
@@ -91,22 +96,53 @@ def read_only(value: Any) -> Any:
 
 class _Known:
     """A remembered tools text and its UTF-8, its value (read-only, shared) and a decoder that gives it for ``NaN``,
-    counting the ``NaN`` it met (``met``)."""
+    counting the ``NaN`` it met (``met``), and for ``Infinity`` the snapshot's messages (``messages``, counted in
+    ``met_messages``)."""
 
-    __slots__ = ("text", "utf8", "value", "decoder", "met")
+    __slots__ = ("text", "utf8", "value", "decoder", "met", "messages", "met_messages")
 
     def __init__(self, text: str, value: Any) -> None:
         self.text, self.utf8, self.value = text, text.encode("utf-8"), read_only(value)
         self.decoder = json.JSONDecoder(parse_constant=self._constant)
-        self.met = 0
+        self.met = self.met_messages = 0
+        self.messages: Any = None
 
     def _constant(self, name: str) -> Any:
         if name == "NaN":
             self.met += 1
             return self.value
+        if name == "Infinity":
+            self.met_messages += 1
+            return self.messages
         return _CONSTANTS[name]
 
 
+class _Plain:
+    """``json.loads`` of a text with no remembered tools, its messages decoded once (``_share_messages``)."""
+
+    def __init__(self) -> None:
+        self.decoder = json.JSONDecoder(parse_constant=self._constant)
+        self.messages: Any = None
+        self.met_messages = 0
+
+    def _constant(self, name: str) -> Any:
+        if name == "Infinity":
+            self.met_messages += 1
+            return self.messages
+        return _CONSTANTS[name]
+
+    def decode(self, text: str) -> Any:
+        cut, self.messages, shared = _share_messages(text)
+        if not shared:
+            return json.loads(text)
+        self.met_messages = 0
+        value = self.decoder.decode(cut)
+        if self.met_messages != shared:  # an Infinity of its own: decoded as it is
+            return json.loads(text)
+        return value
+
+
+_PLAIN = _Plain()
 _KNOWN: list[_Known] = []
 """The remembered tools texts, the most recently used first."""
 
@@ -132,13 +168,14 @@ def _decode(text: AnyStr, anchor: AnyStr, bom: AnyStr) -> Any:
         if count:
             if index:
                 _KNOWN.insert(0, _KNOWN.pop(index))
-            known.met = 0
-            value = known.decoder.decode(_text(cut))
-            if known.met != count:  # a NaN of its own, a float written by allow_nan: decoded as it is
+            cut_text, known.messages, shared = _share_messages(_text(cut))
+            known.met = known.met_messages = 0
+            value = known.decoder.decode(cut_text)
+            if known.met != count or known.met_messages != shared:  # a NaN or Infinity of its own: decoded as it is
                 return json.loads(_text(text))
             return value
     whole = _text(text)
-    value = json.loads(whole)
+    value = _PLAIN.decode(whole)
     _learn(whole, value)
     return value
 
@@ -166,6 +203,51 @@ def _without(text: AnyStr, known: AnyStr) -> tuple[AnyStr, int]:
         return text, 0
     parts.append(text[start:])
     return text[:0].join(parts), len(parts) // 2
+
+
+def _share_messages(text: str) -> tuple[str, Any, int]:
+    """``text`` with each occurrence of its first ``"messages": `` value's text after ``"messages": `` written as
+    ``Infinity``, that value (read-only when it is written more than once) and how many there were; ``text``, None
+    and 0 when that value is no array or holds a constant (``NaN``: a tools placeholder; ``Infinity``).
+
+    Exact: ``"messages"`` followed by ``: `` in a valid JSON text is a key (the quote after its letters, unescaped,
+    ends the string that holds them), so a value begins after it, outside strings; an array's extent is given by
+    its own text, so where the same text begins there it is that whole value; the value it replaces is read by the
+    decoder as one value too, and the decoder meets every ``Infinity`` put there (``_decode`` counts them)."""
+    at = text.find(_MESSAGES)
+    if at < 0:
+        return text, None, 0
+    at += len(_MESSAGES)
+    try:
+        value, end = _STRICT.raw_decode(text, at)
+    except ValueError:  # a constant in it, or no valid value: the text decoded as it is
+        return text, None, 0
+    if text[at] != "[":
+        return text, None, 0
+    written = text[at:end]
+    parts = [text[:at], "Infinity"]
+    start = end
+    at = text.find(_MESSAGES, start)
+    while at >= 0:
+        at += len(_MESSAGES)
+        if text.startswith(written, at):
+            parts += (text[start:at], "Infinity")
+            start = at + len(written)
+            at = text.find(_MESSAGES, start)
+        else:
+            at = text.find(_MESSAGES, at)
+    parts.append(text[start:])
+    shared = len(parts) // 2
+    return "".join(parts), read_only(value) if shared > 1 else value, shared
+
+
+def _no_constant(name: str) -> NoReturn:
+    raise ValueError(f"a constant ({name}) in a snapshot's messages")
+
+
+_MESSAGES = '"messages": '
+_STRICT = json.JSONDecoder(parse_constant=_no_constant)
+"""Decodes a snapshot's messages, refusing ``NaN`` (where a tools placeholder stands) and ``Infinity``."""
 
 
 def learnable(text: str) -> bool:

@@ -149,3 +149,57 @@ def test_a_nan_the_decoder_meets_beyond_the_tools_falls_back_to_json_loads(monke
             decoded = decode_snapshot(form)
             assert _written(decoded) == _written(real(text)) and decoded["request"]["tools"] == tools
         assert bool(loads) is fallback, noise
+
+
+_message = st.fixed_dictionaries({"role": st.sampled_from(["system", "user", "assistant"]),
+                                  "content": st.text(max_size=8) | _json})
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_message, min_size=1, max_size=3), st.none() | st.lists(_message, max_size=2), _json,
+       st.sampled_from(["string", "key", "quote", "nan", "inf", "tools", "plain", "nested"]), st.booleans())
+def test_the_body_messages_are_json_loads_wherever_the_request_messages_text_appears(
+        messages: list[Any], body: list[Any] | None, noise: Any, where: str, known: bool) -> None:
+    """A request's messages text decoded once, given again where the same text follows ``"messages": ``; a snapshot
+    whose body messages differ, or that holds a constant of its own, decodes as ``json.loads`` does."""
+    tools = [{"type": "function", "function": {"name": "t", "description": "d"}}]
+    if known:
+        decode_snapshot(_written(_snapshot(tools, None, 0)))
+    text = _written(messages)
+    extra = {"string": f'"messages": {text}', "key": {f'"messages": {text}': messages, "messages": [messages, text]},
+             "quote": {'a"messages': messages, "b": {"messages": messages}}, "nan": [float("nan"), messages],
+             "inf": [float("inf"), float("-inf"), messages], "tools": {"messages": [{"tools": tools}]},
+             "plain": noise, "nested": {"messages": {"messages": messages}}}[where]
+    snap = _snapshot(tools if known else [], None, [noise, extra])
+    snap["request"]["messages"], snap["providerRequest"]["messages"] = messages, messages if body is None else body
+    written = _written(snap)
+    for form in (written, written.encode("utf-8")):
+        decoded = decode_snapshot(form)
+        assert _written(decoded) == _written(json.loads(written))
+        shared = decoded["request"]["messages"] is decoded["providerRequest"]["messages"]
+        own = where == "inf" or (where == "nan" and known)  # a constant of its own: json.loads, nothing shared
+        assert shared is (not own and (body is None or _written(body) == text)), (where, body)
+
+
+def test_the_shared_messages_are_read_only_and_a_copy_is_plain() -> None:
+    tools = [{"type": "function", "function": {"name": "quote", "description": "Compute a quote"}}]
+    decode_snapshot(_written(_snapshot(tools, None, 0)))
+    messages = [{"role": "user", "content": [{"type": "text", "text": "报价 😀"}]},
+                {"role": "assistant", "content": "x"}]
+    for known in (tools, []):
+        snap = _snapshot(known, None, 1)
+        snap["request"]["messages"] = snap["providerRequest"]["messages"] = messages
+        decoded = decode_snapshot(_written(snap).encode("utf-8"))
+        shared = decoded["request"]["messages"]
+        assert shared == messages and shared is decoded["providerRequest"]["messages"]
+        changes = (lambda s: s.append(1), lambda s: s[0].update(a=1), lambda s: s[0]["content"].pop(),
+                   lambda s: s[1].__setitem__("role", "user"))
+        for change in changes:
+            with pytest.raises(TypeError, match="read-only"):
+                change(shared)
+        plain = copy.deepcopy(decoded)  # plain lists and dicts, the shared value untouched by a change of the copy
+        assert type(plain["request"]["messages"]) is list and type(plain["providerRequest"]["messages"][1]) is dict
+        plain["request"]["messages"][1]["role"] = "user"
+        assert shared == messages and pickle.loads(pickle.dumps(decoded)) == decoded
+    alone = _snapshot(tools, None, 1)  # written once (no body messages): nothing shared, a plain list
+    assert type(decode_snapshot(_written(alone))["request"]["messages"]) is list
