@@ -142,13 +142,16 @@ def migrate(con: duckdb.DuckDBPyConnection, *, in_transaction: bool = False) -> 
     holds a transaction that takes them all (a new file written at once: ``MetricsWriter.create``)."""
     done = set(applied_migrations(con))
     applied = []
+    if in_transaction:  # their rows in one INSERT (about half a millisecond each); now() is the transaction's start
+        for name, step in MIGRATIONS:
+            if name not in done:
+                step(con)
+                applied.append(name)
+        if applied:
+            con.execute("INSERT INTO migrations SELECT unnest(?), now()::TIMESTAMP", [applied])
+        return applied
     for name, step in MIGRATIONS:
         if name in done:
-            continue
-        if in_transaction:
-            step(con)
-            con.execute("INSERT INTO migrations VALUES (?, now()::TIMESTAMP)", [name])
-            applied.append(name)
             continue
         con.execute("BEGIN TRANSACTION")
         try:

@@ -56,3 +56,25 @@ def test_an_exception_keeps_nothing_and_an_existing_file_is_refused(tmp_path: Pa
     con.close()
     with pytest.raises(FileExistsError):
         MetricsWriter.create(path)
+
+
+def test_migrations_in_one_transaction_record_each_missing_one_once_at_the_transaction_start(tmp_path: Path) -> None:
+    """The rows ``migrate(in_transaction=True)`` writes: one per migration applied now, in ``MIGRATIONS`` order, each
+    ``applied_at`` the transaction's start (DuckDB's ``now()``), the rows of migrations applied before untouched."""
+    con = duckdb.connect(str(tmp_path / "m.duckdb"))
+    migrate(con)
+    before = con.execute("SELECT name, applied_at FROM migrations ORDER BY name").fetchall()
+    con.execute(f"DELETE FROM migrations WHERE name >= '{MIGRATIONS[3][0]}'")
+    con.execute("CREATE SCHEMA again")  # the later migrations run again on fresh tables in a schema of their own
+    con.execute("USE again")
+    con.execute("CREATE TABLE migrations AS SELECT * FROM main.migrations")
+    for _name, step in MIGRATIONS[:3]:
+        step(con)
+    con.execute("BEGIN TRANSACTION")
+    [(start,)] = con.execute("SELECT now()::TIMESTAMP").fetchall()
+    assert migrate(con, in_transaction=True) == [name for name, _ in MIGRATIONS[3:]]
+    con.execute("COMMIT")
+    rows = con.execute("SELECT name, applied_at FROM migrations ORDER BY rowid").fetchall()
+    assert rows == before[:3] + [(name, start) for name, _ in MIGRATIONS[3:]]
+    assert migrate(con, in_transaction=True) == []
+    con.close()
