@@ -84,7 +84,12 @@ def body_pieces(body: dict[Any, Any]) -> tuple[str, ...]:
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, default=str, ensure_ascii=False)
+    """``json.dumps(value, default=str, ensure_ascii=False)``: the same text from an encoder made once (``json.dumps``
+    builds one at every call whose options are not its defaults; ``encode`` keeps no state between calls)."""
+    return _ENCODER.encode(value)
+
+
+_ENCODER = json.JSONEncoder(default=str, ensure_ascii=False)
 
 
 def _key_text(key: str) -> str:

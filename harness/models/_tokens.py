@@ -79,7 +79,11 @@ def _key(message: dict[str, Any]) -> Any:
         hash(key)
         return key
     except TypeError:
-        return json.dumps(message, sort_keys=True, ensure_ascii=False, default=str)
+        return _SORTED.encode(message)  # json.dumps(message, sort_keys=True, ensure_ascii=False, default=str)
+
+
+_SORTED = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str)
+"""Made once: ``json.dumps`` builds one at every call whose options are not its defaults (the same text)."""
 
 
 def _message(key: Any) -> dict[str, Any]:

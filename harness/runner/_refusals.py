@@ -59,8 +59,14 @@ def refusal_key(model: str, api_base: str | None, request: ModelRequest) -> str:
     return hashlib.sha256(_canonical(parts).encode("utf-8")).hexdigest()
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+"""``json.dumps`` with these options builds this encoder anew at every call (its options are not the defaults);
+one kept writes the same text, its ``encode`` keeping no state between calls."""
+
+
 def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    """``json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)``."""
+    return _CANONICAL.encode(value)
 
 
 _DIGESTS: dict[Any, str] = {}

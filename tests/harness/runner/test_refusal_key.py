@@ -99,3 +99,27 @@ def test_p80_a_message_changed_in_place_gets_its_new_key() -> None:
         messages=[{"role": "user", "content": "other"}])) != first
     request.messages[0]["content"] = "q"
     assert refusal_key("m", None, request) == first
+
+
+def test_p80_tools_changed_in_place_between_calls_get_their_new_key() -> None:
+    """The same tools list, changed in place (a schema's type, a nested value, a tool added), is a different
+    request each time: the tools are digested by content at every call, never by the list's identity."""
+    tools: list[dict[str, Any]] = [{"type": "function", "function": {"name": "f", "parameters": {"a": 1}}}]
+    # as the engine makes its request: the projection's list itself, not a validated copy
+    request = ModelRequest(messages=[{"role": "user", "content": "q"}]).model_copy(update={"tools": tools})
+    assert request.tools is tools
+    first = refusal_key("m", None, request)
+    seen, texts = {first}, {_whole_text_key("m", None, request)}
+    for change in (lambda: tools[0]["function"]["parameters"].update(a=True),
+                   lambda: tools[0]["function"]["parameters"].update(a=1.0),
+                   lambda: tools.append({"type": "function", "function": {"name": "g"}})):
+        change()
+        key = refusal_key("m", None, request)
+        assert key == refusal_key("m", None, ModelRequest(messages=request.messages, tools=copy.deepcopy(tools)))
+        text = _whole_text_key("m", None, request)
+        assert key not in seen and text not in texts  # a new request, by the whole text's digest as well
+        seen.add(key)
+        texts.add(text)
+    del tools[1]
+    tools[0]["function"]["parameters"]["a"] = 1
+    assert refusal_key("m", None, request) == first
