@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import pickle
 import re
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from harness.judging import _stored
@@ -151,6 +152,14 @@ def test_a_nan_the_decoder_meets_beyond_the_tools_falls_back_to_json_loads(monke
         assert bool(loads) is fallback, noise
 
 
+def _constants(value: Any) -> set[str]:
+    """The JSON constants ``json.dumps`` writes for ``value``'s floats (``NaN``, ``Infinity``, ``-Infinity``)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return {"NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")}
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return set().union(*(_constants(item) for item in items))
+
+
 _message = st.fixed_dictionaries({"role": st.sampled_from(["system", "user", "assistant"]),
                                   "content": st.text(max_size=8) | _json})
 
@@ -158,6 +167,9 @@ _message = st.fixed_dictionaries({"role": st.sampled_from(["system", "user", "as
 @settings(max_examples=150, deadline=None)
 @given(st.lists(_message, min_size=1, max_size=3), st.none() | st.lists(_message, max_size=2), _json,
        st.sampled_from(["string", "key", "quote", "nan", "inf", "tools", "plain", "nested"]), st.booleans())
+@example([{"role": "user", "content": ""}], None, float("inf"), "string", False)  # the noise is a constant itself
+@example([{"role": "user", "content": ""}], None, float("nan"), "plain", True)
+@example([{"role": "user", "content": [float("-inf")]}], None, 0, "plain", False)  # the messages hold one
 def test_the_body_messages_are_json_loads_wherever_the_request_messages_text_appears(
         messages: list[Any], body: list[Any] | None, noise: Any, where: str, known: bool) -> None:
     """A request's messages text decoded once, given again where the same text follows ``"messages": ``; a snapshot
@@ -177,7 +189,8 @@ def test_the_body_messages_are_json_loads_wherever_the_request_messages_text_app
         decoded = decode_snapshot(form)
         assert _written(decoded) == _written(json.loads(written))
         shared = decoded["request"]["messages"] is decoded["providerRequest"]["messages"]
-        own = where == "inf" or (where == "nan" and known)  # a constant of its own: json.loads, nothing shared
+        # a constant of its own, wherever the generated values put one: json.loads, nothing shared
+        own = bool(_constants(messages)) or "Infinity" in _constants(snap) or (known and "NaN" in _constants(snap))
         assert shared is (not own and (body is None or _written(body) == text)), (where, body)
 
 
