@@ -106,13 +106,25 @@ def _value_text(value: Any) -> str:
     value (``True`` and ``1`` are equal and written differently; a float's equal values are too: never kept)."""
     kind = type(value)
     if value is None or kind is bool or kind is int or (kind is str and len(value) <= 256):
-        key = (kind, value)
-        text = _SCALARS.get(key)
-        if text is None:
-            text = _dumps(value)
-            _keep(_SCALARS, key, text, 1024)
-        return text
+        return _kept_text(_SCALARS, (kind, value), value, 1024)
     return _dumps(value)
+
+
+def _kept_text(kept: dict[Any, str], key: Any, value: Any, most: int) -> str:
+    """``value``'s JSON text as ``kept`` holds it under ``key``, else encoded and kept (at most ``most``)."""
+    text = kept.get(key)
+    if text is None:
+        text = _dumps(value)
+        _keep(kept, key, text, most)
+    return text
+
+
+def _marshal_key(value: Any) -> bytes | None:
+    """``value``'s ``marshal`` bytes (equal only for equal values of the same exact types), None if it refuses."""
+    try:
+        return marshal.dumps(value)
+    except ValueError:
+        return None
 
 
 def _keep(kept: dict[Any, str], key: Any, text: str, most: int) -> None:
@@ -140,26 +152,12 @@ def _message_text(message: Any) -> str:
     if all([type(k) is str and (v is None or type(v) is str) for k, v in message.items()]):
         key = tuple(message.items())
     else:
-        try:
-            key = marshal.dumps(message)
-        except ValueError:
-            return _dumps(message)
-    text = _MESSAGES.get(key)
-    if text is None:
-        text = _dumps(message)
-        _keep(_MESSAGES, key, text, 4096)
-    return text
+        key = _marshal_key(message)
+    return _dumps(message) if key is None else _kept_text(_MESSAGES, key, message, 4096)
 
 
 def _tools_text(tools: list[Any]) -> str:
     """The tools' JSON text, kept by their ``marshal`` bytes (exact types only: equal bytes are equal values of
     the same types, written alike); tools marshal refuses (an object, a subclass) are encoded every time."""
-    try:
-        key = marshal.dumps(tools)
-    except ValueError:
-        return _dumps(tools)
-    text = _TOOLS.get(key)
-    if text is None:
-        text = _dumps(tools)
-        _keep(_TOOLS, key, text, 64)
-    return text
+    key = _marshal_key(tools)
+    return _dumps(tools) if key is None else _kept_text(_TOOLS, key, tools, 64)

@@ -523,18 +523,16 @@ class SqliteStore(SessionStore):
         return [(sid, json.loads(data)) for sid, data in self.snapshot_texts(session_id)]
 
     def snapshot_texts(self, session_id: str) -> list[tuple[str, str]]:
-        with self._lock:
-            self._known(session_id)
-            rows: list[tuple[str, str]] = self._db.execute(
-                "SELECT snapshot_id, data FROM snapshots WHERE session = ? ORDER BY seq", (session_id,)
-            ).fetchall()
-        return rows
+        return self._snapshot_rows(session_id, "data")
 
     def snapshot_utf8(self, session_id: str) -> list[tuple[str, bytes]]:
         """The stored texts' UTF-8 (SQLite's own encoding of a TEXT value), without decoding it to text."""
+        return self._snapshot_rows(session_id, "CAST(data AS BLOB)")
+
+    def _snapshot_rows(self, session_id: str, data: str) -> list[Any]:
+        """A session's snapshots in write order, each its id and ``data`` (an SQL expression of the stored text)."""
         with self._lock:
             self._known(session_id)
-            rows: list[tuple[str, bytes]] = self._db.execute(
-                "SELECT snapshot_id, CAST(data AS BLOB) FROM snapshots WHERE session = ? ORDER BY seq", (session_id,)
+            return self._db.execute(
+                f"SELECT snapshot_id, {data} FROM snapshots WHERE session = ? ORDER BY seq", (session_id,)
             ).fetchall()
-        return rows
