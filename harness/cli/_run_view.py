@@ -11,6 +11,7 @@ from rich.table import Table
 
 from harness.analysis import DesignReview
 from harness.business_tools import BusinessTools
+from harness.models.workers import StartError
 from harness.results import is_sweep, unknown_usd
 from harness.runner import (
     MANIFEST,
@@ -224,14 +225,17 @@ def price_refused(exc: PriceUnknown) -> int:
 
 def guarded(work: Callable[[], T], out_dir: Path, plan_path: str) -> T | int:
     """``work()``, or the exit code of why it did not finish (O-24): a refused resume, an unknown
-    price, a directory another process holds or a disk that refuses writes is the caller's or the
-    environment's (2), a second Ctrl-C stops (3), anything else is a harness defect (1)."""
+    price, an unknown ``HARNESS_WORKER_START``, a directory another process holds or a disk that refuses writes
+    is the caller's or the environment's (2), a second Ctrl-C stops (3), anything else is a harness defect (1)."""
     _app.work_started = True
     try:
         return work()
     except PriceUnknown as exc:
         return price_refused(exc)
     except (ResumeRefused, RunLocked) as exc:
+        err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
+        return EXIT_INVALID
+    except StartError as exc:  # before the workers, the directory or any call
         err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
         return EXIT_INVALID
     except StorageError as exc:

@@ -189,8 +189,9 @@ async def execute(request: RunRequest, on_trial: ProgressHook | None = None, *, 
     resume, ``StorageError`` when the directory (or the ``--cache`` folder) cannot be written before
     the run started or its outputs cannot be written after it (a refused write during the run stops
     it instead: ``RunOutcome.storage_error``)."""
-    # The workers start first: their litellm imports run beside this process's own (the prices and the
-    # parameter check below import it), not after it; a run refused below ends them before they are ready.
+    # The workers start first. Forked (models.workers._fork), they start once this process has imported litellm
+    # (which the prices and the parameter check below need anyway) and import nothing; spawned, their own imports
+    # run beside this process's. A run refused below ends them.
     async with model_workers(request.settings) as workers:
         with run_collector():  # a run keeps its objects a while (harness.run_collector)
             prices = prepare_prices(request)

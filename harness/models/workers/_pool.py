@@ -2,7 +2,8 @@
 
 litellm's own work per call (``acompletion``'s set-up, pricing, logging payload, the OpenAI client) is
 several milliseconds of CPU that no setting removes; in one process it caps the calls per second a run
-can make against a fast server. A pool of workers (fresh interpreters, ``_worker``) runs
+can make against a fast server. A pool of workers (forked from the runner once it has imported litellm, or
+fresh interpreters: ``_fork``; each runs ``_worker``) runs
 ``LiteLLMModel.generate`` whole for the runner: the same litellm call with the same parameters, the
 provider body captured and redacted there, the adapter's retries. Everything else of the run (engine,
 store, budget, persistence, the refusal memo, the cache) stays in the runner's process.
@@ -30,7 +31,9 @@ from typing import Any, TypeGuard
 from .._errors import ModelCallError
 from .._litellm import LiteLLMModel
 from .._redact import mark_scanned
+from .._setup import ensure_litellm
 from .._types import ChatModel, ModelOutput, ModelRequest
+from ._fork import WorkerProcess, fork_worker, start_method
 from ._frames import Spec, error_of, frame, read_frame, spec_of
 
 WORKER_MODULE = "harness.models.workers._worker"
@@ -62,8 +65,10 @@ def runs_in_workers(model: object) -> TypeGuard[LiteLLMModel]:
 @dataclass
 class _Worker:
     slot: int
-    proc: asyncio.subprocess.Process
+    proc: WorkerProcess
     ready: asyncio.Future[None]
+    start: str
+    """``fork`` or ``spawn`` (``_fork.start_method``)."""
     pending: dict[int, asyncio.Future[tuple[Any, ...]]] = field(default_factory=dict)
     reader: asyncio.Task[None] | None = None
     ended: str | None = None
@@ -79,10 +84,13 @@ class _Worker:
 class ModelWorkers:
     """``count`` worker processes for one run; use as ``async with ModelWorkers(n) as workers``."""
 
-    def __init__(self, count: int, *, max_restarts: int | None = None, answer_margin_s: float = 30.0) -> None:
+    def __init__(self, count: int, *, max_restarts: int | None = None, answer_margin_s: float = 30.0,
+                 start: str | None = None) -> None:
         if count < 1:
             raise ValueError("ModelWorkers needs at least one worker")
         self.count = count
+        self.start_setting = start
+        """``auto``, ``fork`` or ``spawn``; None: ``HARNESS_WORKER_START`` (``_fork``), read at each worker's start."""
         self.answer_margin_s = answer_margin_s
         self.max_restarts = 2 * count if max_restarts is None else max_restarts
         self.restarts = 0
@@ -101,6 +109,11 @@ class ModelWorkers:
     @property
     def pids(self) -> list[int]:
         return [w.proc.pid for w in self.workers]
+
+    @property
+    def starts(self) -> list[str]:
+        """How each worker started: ``fork`` or ``spawn``."""
+        return [w.start for w in self.workers]
 
     async def start(self) -> None:
         """Start every worker (their imports run meanwhile; ``ready`` waits for them)."""
@@ -124,10 +137,18 @@ class ModelWorkers:
             raise WorkersFailed(f"{len(late)} of the {self.count} model workers did not start within {timeout_s:g} s")
 
     async def _spawn(self, slot: int) -> _Worker:
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", WORKER_MODULE, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            start_new_session=True)  # a terminal's Ctrl-C is the runner's to handle
-        worker = _Worker(slot, proc, asyncio.get_running_loop().create_future())
+        start = start_method(self.start_setting)
+        proc: WorkerProcess
+        if start == "fork":
+            from ._worker import serve_fds  # not at import: ``python -m`` runs that module as a spawned worker
+
+            ensure_litellm()  # once per process: every forked worker inherits it (``_fork``)
+            proc = await fork_worker(serve_fds)
+        else:
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", WORKER_MODULE, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                start_new_session=True)  # a terminal's Ctrl-C is the runner's to handle
+        worker = _Worker(slot, proc, asyncio.get_running_loop().create_future(), start)
         worker.reader = asyncio.create_task(self._read(worker), name=f"model-worker-{slot}")
         return worker
 

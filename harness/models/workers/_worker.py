@@ -1,10 +1,11 @@
-"""A model worker process (``python -m harness.models.workers._worker``, started by ``ModelWorkers``).
+"""A model worker process (``python -m harness.models.workers._worker``, or forked from the runner: ``_fork``).
 
-It imports litellm the harness's way (``ensure_litellm``: the same settings and the same ``RequestCapture``),
-then reads call frames from its stdin and runs each call as its own task on one event loop, so one worker
-carries many calls at once: ``LiteLLMModel.generate`` whole (the provider body captured and redacted, the
-adapter's retries and backoff), exactly as the runner process would run it. Each reply goes back on its
-original stdout; anything printed meanwhile (litellm, warnings) goes to stderr, never into the frames.
+It imports litellm the harness's way (``ensure_litellm``: the same settings and the same ``RequestCapture``; a
+forked worker has them from the runner already), then reads call frames from its pipe from the runner and runs
+each call as its own task on one event loop, so one worker carries many calls at once: ``LiteLLMModel.generate``
+whole (the provider body captured and redacted, the adapter's retries and backoff), exactly as the runner
+process would run it. Each reply goes back on its pipe to the runner (a spawned worker's original stdin and
+stdout); anything printed meanwhile (litellm, warnings) goes to stderr, never into the frames.
 
 It ignores Ctrl-C (the runner stops the run gracefully and then closes the workers) and lives in its own
 session, so a terminal's signals reach the runner only. It exits when its stdin ends: when the runner
@@ -88,9 +89,10 @@ async def serve(in_fd: int, out_fd: int) -> None:
         await asyncio.wait(list(tasks.values()), timeout=EXIT_GRACE_S)
 
 
-def main() -> None:
-    # The frames use the original stdin / stdout; fd 1 becomes stderr so that a print cannot corrupt them.
-    in_fd, out_fd = os.dup(0), os.dup(1)
+def serve_fds(in_fd: int, out_fd: int) -> int:
+    """Serve the frames on ``in_fd`` / ``out_fd`` until ``in_fd`` ends; the exit code (1: it failed, on stderr).
+    A spawned worker (``main``) and a forked one (``_fork.fork_worker``) both run this: fd 0 becomes
+    /dev/null and fd 1 stderr, so that a print cannot corrupt the frames."""
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.dup2(2, 1)
@@ -104,6 +106,12 @@ def main() -> None:
         traceback.print_exc(file=sys.stderr)
         code = 1
     sys.stderr.flush()
+    return code
+
+
+def main() -> None:
+    # The frames use the original stdin / stdout.
+    code = serve_fds(os.dup(0), os.dup(1))
     os._exit(code)  # litellm's threads never hold the process after its stdin ended
 
 

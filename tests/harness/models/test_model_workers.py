@@ -3,8 +3,10 @@ a call in a worker returns what the same call returns in this process (output, p
 errors and retries), cancellation reaches the worker, a killed worker fails its calls with a structured
 error and is replaced, and no worker outlives its pool.
 
-The pool lives on an event loop of its own (a thread), shared by this module's tests: each worker imports
-litellm, which costs seconds of CPU.
+The pool lives on an event loop of its own (a thread), shared by this module's tests: each spawned worker
+imports litellm, which costs seconds of CPU. Every test runs with each start (``fork``, ``spawn``): the
+start changes how a worker comes to be, never what it does (``_fork``; what is particular to a forked worker
+is in test_worker_fork.py).
 """
 
 from __future__ import annotations
@@ -74,15 +76,21 @@ def loop() -> Iterator[Loop]:
             runner.close()
 
 
+@pytest.fixture(scope="module", params=["fork", "spawn"])
+def start(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
 @pytest.fixture(scope="module")
-def pool(loop: Loop) -> Iterator[ModelWorkers]:
-    async def start() -> ModelWorkers:
-        workers = ModelWorkers(1)
+def pool(loop: Loop, start: str) -> Iterator[ModelWorkers]:
+    async def begin() -> ModelWorkers:
+        workers = ModelWorkers(1, start=start)
         await workers.start()
         await workers.ready()
         return workers
 
-    workers = loop.run(start())
+    workers = loop.run(begin())
+    assert workers.starts == [start]
     pids = workers.pids
     try:
         yield workers
@@ -209,12 +217,12 @@ def test_cancelling_a_call_cancels_it_in_the_worker(loop: Loop, pool: ModelWorke
     assert not pool.workers[0].pending
 
 
-def test_a_killed_worker_fails_its_calls_and_is_replaced(loop: Loop) -> None:
+def test_a_killed_worker_fails_its_calls_and_is_replaced(loop: Loop, start: str) -> None:
     with running_server(model="echo", resolve_model=Registry(), latency_ms=20_000) as slow, \
             running_server(model="echo", resolve_model=Registry()) as fast:
 
         async def scenario() -> tuple[list[Any], ModelOutput, list[int], list[int]]:
-            async with ModelWorkers(1) as workers:
+            async with ModelWorkers(1, start=start) as workers:
                 await workers.ready()
                 first = workers.pids
                 remote = workers.wrap(lambda *a, **k: _model(slow))("openai/echo")
@@ -236,12 +244,12 @@ def test_a_killed_worker_fails_its_calls_and_is_replaced(loop: Loop) -> None:
     assert not [pid for pid in first + pids if alive(pid)]  # none outlives the pool
 
 
-def test_closing_waits_for_the_processes_even_when_their_readers_were_cancelled(loop: Loop) -> None:
+def test_closing_waits_for_the_processes_even_when_their_readers_were_cancelled(loop: Loop, start: str) -> None:
     """As a second Ctrl-C ends a run: asyncio.run cancels every task, the workers' readers too, and the
     pool's close must still see each process gone before the runner exits."""
 
     async def scenario() -> list[int]:
-        workers = ModelWorkers(2)
+        workers = ModelWorkers(2, start=start)
         await workers.start()
         await workers.ready()
         readers = [w.reader for w in workers.workers if w.reader is not None]
@@ -260,7 +268,7 @@ def test_a_pool_closed_before_its_workers_are_ready_kills_them_at_once(loop: Loo
     litellm: killed, not left to finish an import for nothing before they read the end of their stdin."""
 
     async def scenario() -> tuple[list[int], list[int | None]]:
-        workers = ModelWorkers(1)
+        workers = ModelWorkers(1, start="spawn")  # a forked worker is ready at once: nothing to cut short
         await workers.start()
         await workers.aclose()
         return workers.pids, [w.proc.returncode for w in workers.workers]
@@ -273,7 +281,7 @@ def test_a_worker_that_cannot_start_is_a_clear_error_not_a_hang(monkeypatch: pyt
     monkeypatch.setattr(_pool, "WORKER_MODULE", "harness.models.workers.no_such_module")
 
     async def scenario() -> list[int]:
-        async with ModelWorkers(1) as workers:
+        async with ModelWorkers(1, start="spawn") as workers:
             with pytest.raises(WorkersFailed, match=r"model worker 0 \(pid \d+\) exited with code 1 before it"):
                 await workers.ready(timeout_s=60)
             with pytest.raises(ModelCallError, match="no model worker is running"):
@@ -284,11 +292,11 @@ def test_a_worker_that_cannot_start_is_a_clear_error_not_a_hang(monkeypatch: pyt
     assert not [pid for pid in asyncio.run(scenario()) if alive(pid)]
 
 
-def test_a_stuck_worker_is_killed_once_its_calls_are_overdue(loop: Loop, server: str) -> None:
+def test_a_stuck_worker_is_killed_once_its_calls_are_overdue(loop: Loop, server: str, start: str) -> None:
     """A worker that stops answering (here: SIGSTOP) fails its calls once the longest they could take there
     (every attempt's timeout, every backoff) is past, plus the pool's margin: never a hang."""
     async def scenario() -> tuple[list[Any], list[int]]:
-        async with ModelWorkers(1, max_restarts=0, answer_margin_s=1.0) as workers:
+        async with ModelWorkers(1, max_restarts=0, answer_margin_s=1.0, start=start) as workers:
             await workers.ready()
             pids = workers.pids
             os.kill(pids[0], signal.SIGSTOP)
@@ -309,7 +317,7 @@ def test_a_worker_that_never_gets_ready_is_a_clear_error_after_the_timeout(monke
     monkeypatch.setattr(_pool, "WORKER_MODULE", "code")  # Python's console: reads its stdin, never says ready
 
     async def scenario() -> list[int]:
-        async with ModelWorkers(1) as workers:
+        async with ModelWorkers(1, start="spawn") as workers:
             with pytest.raises(WorkersFailed, match=r"1 of the 1 model workers did not start within 0.5 s"):
                 await workers.ready(timeout_s=0.5)
             return workers.pids

@@ -1,6 +1,7 @@
 """``--model-workers``: a run whose litellm calls go through worker processes records what the same run
 records in one process (statuses, verdicts, tokens, the provider bodies and request hashes), and its workers
-end with it: after the run, after a Ctrl-C, and when the runner itself is killed."""
+end with it: after the run, after a Ctrl-C, and when the runner itself is killed; each with the workers forked
+from the runner and spawned as fresh interpreters (``HARNESS_WORKER_START``)."""
 
 from __future__ import annotations
 
@@ -30,20 +31,30 @@ def key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-local-scripted-server-key")
 
 
+@pytest.fixture(params=["fork", "spawn"])
+def start_method(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("HARNESS_WORKER_START", request.param)  # a CLI child forked below inherits it
+    return str(request.param)
+
+
 def workers_of(parent: int) -> list[int]:
-    """The model workers ``parent`` started (from /proc: their parent and command line)."""
+    """The model workers ``parent`` started (from /proc): its children that lead a session of their own, as
+    every worker does, forked (the parent's command line) or spawned (``python -m`` the worker module)."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/stat", encoding="utf-8") as handle:
-                ppid = int(handle.read().rsplit(")", 1)[1].split()[1])
+                fields = handle.read().rsplit(")", 1)[1].split()
+            ppid, session = int(fields[1]), int(fields[3])
             with open(f"/proc/{entry}/cmdline", "rb") as handle:
                 command = handle.read().decode(errors="replace")
+            with open(f"/proc/{parent}/cmdline", "rb") as handle:
+                parents = handle.read().decode(errors="replace")
         except (FileNotFoundError, ProcessLookupError, ValueError, IndexError):
             continue
-        if ppid == parent and WORKER in command:
+        if ppid == parent and session == int(entry) and (WORKER in command or command == parents):
             found.append(int(entry))
     return found
 
@@ -69,7 +80,8 @@ def trials(outcome: Any) -> dict[str, tuple[Any, ...]]:
                    r.metrics.model_dump()) for r in outcome.experiment.records}
 
 
-def test_a_run_with_model_workers_records_what_the_same_run_records_in_process(tmp_path: Path) -> None:
+def test_a_run_with_model_workers_records_what_the_same_run_records_in_process(tmp_path: Path,
+                                                                              start_method: str) -> None:
     selection: dict[str, Any] = {"groups": ["A", "v1"], "stages": ["simple", "tool_continuation"], "concurrency": 4}
     with running_server(resolve_model=get_scripted, model="oracle") as url:
         local = run_plan(tmp_path / "local", MODEL, api_base=url, prices=FREE, **selection)
@@ -87,10 +99,11 @@ def test_a_run_with_model_workers_records_what_the_same_run_records_in_process(t
     settings = json.loads((remote.run_dir / "run.json").read_text(encoding="utf-8"))["settings"]
     assert settings["modelWorkers"] == 1  # a resume keeps it
     assert remote.experiment.workers is not None and local.experiment.workers is None
+    assert remote.experiment.workers.starts == [start_method]
     assert remote.experiment.workers.pids and not [p for p in remote.experiment.workers.pids if alive(p)]
 
 
-def test_a_defect_during_the_run_ends_its_workers(tmp_path: Path) -> None:
+def test_a_defect_during_the_run_ends_its_workers(tmp_path: Path, start_method: str) -> None:
     started: list[int] = []
 
     def factory(model: str, **kwargs: Any) -> Any:
@@ -113,7 +126,7 @@ def _slow_run(tmp_path: Path, url: str) -> tuple[Any, Path]:
 
 
 @pytest.mark.parametrize("presses", [1, 2], ids=["ctrl-c", "ctrl-c-twice"])
-def test_ctrl_c_stops_the_run_and_ends_its_workers(tmp_path: Path, presses: int) -> None:
+def test_ctrl_c_stops_the_run_and_ends_its_workers(tmp_path: Path, presses: int, start_method: str) -> None:
     with running_server(resolve_model=get_scripted, model="oracle", latency_ms=300) as url:
         child, out = _slow_run(tmp_path, url)
         assert child.pid is not None
@@ -133,7 +146,7 @@ def test_ctrl_c_stops_the_run_and_ends_its_workers(tmp_path: Path, presses: int)
         assert "interrupted twice: aborted" in log
 
 
-def test_workers_never_outlive_a_killed_runner(tmp_path: Path) -> None:
+def test_workers_never_outlive_a_killed_runner(tmp_path: Path, start_method: str) -> None:
     with running_server(resolve_model=get_scripted, model="oracle", latency_ms=300) as url:
         child, _ = _slow_run(tmp_path, url)
         assert child.pid is not None
