@@ -2,18 +2,21 @@
 concurrency 50, finish within 1.25× the ideal wall time. Prints one JSON line per figure.
 
     .venv/bin/python benchmarks/bench_concurrency.py [--trials 100] [--concurrency 50] [--latency-ms 200]
-                                                    [--model-workers N]
+                                                    [--model-workers 1]
 
 The fixed plan's 3-turn ``conversation`` stage, one group, ``--trials`` repeats, run by the real
 runner (in this process) with ``openai/oracle`` over HTTP against ``harness serve-scripted`` (its own
-process, so its CPU is not ours). Ideal wall time: the sum over trials of (model calls × latency) ÷
+process, so its CPU is not ours), with one model worker by default: what the README advises for a fast
+server at high concurrency. Ideal wall time: the sum over trials of (model calls × latency) ÷
 concurrency, bounded below by the longest trial. Client CPU per call is reported too: when the
 runner's CPU for all calls already exceeds 1.25× the ideal, one process cannot meet Q-3 whatever
 the scheduling, and the note says so.
 
-``--model-workers N`` runs litellm's part of each call in N worker processes (``harness run --model-workers``).
-The CPU figure is then the run's whole CPU: this process's plus the workers' (``RUSAGE_CHILDREN``, read once
-the run has ended them and before the server, also a child, is stopped), each worker's litellm import included.
+``--model-workers N`` runs litellm's part of each call in N worker processes (``harness run --model-workers``;
+0: every call in this process). The CPU figure is then the run's whole CPU: this process's plus the workers'
+(``RUSAGE_CHILDREN``, read once the run has ended them and before the server, also a child, is stopped), every
+litellm import of the run included: one when the workers are forked from the runner (``HARNESS_WORKER_START``,
+``workerStart``), one per process when they are spawned.
 
 ``q3_litellm_floor_cpu_per_call_ms``: the same provider bodies the run sent (read back from its
 transcripts), replayed through ``litellm.acompletion`` at the run's concurrency against the same server,
@@ -95,7 +98,7 @@ def main() -> None:
     parser.add_argument("--latency-ms", type=float, default=200.0)
     parser.add_argument("--group", default="A")
     parser.add_argument("--profile", metavar="PATH", help="pyinstrument profile of the run (.txt or .html)")
-    parser.add_argument("--model-workers", type=int, default=0, metavar="N",
+    parser.add_argument("--model-workers", type=int, default=1, metavar="N",
                         help="litellm's part of each call in N worker processes (0: in the runner's process)")
     parser.add_argument("--floor-calls", type=int, default=300, help="provider bodies replayed for litellm's floor")
     args = parser.parse_args()
@@ -127,6 +130,10 @@ def main() -> None:
         server.terminate()
         server.wait(timeout=10)
     records = [r for r in outcome.experiment.records if r.stage == "conversation"]
+    pool = outcome.experiment.workers
+    starts = pool.starts if pool is not None else []
+    how = "/".join(sorted(set(starts))) or "none"  # fork: forked from this process, which had imported litellm
+    imports = 1 + starts.count("spawn")
     calls = [len(r.calls) for r in records]
     latency = args.latency_ms / 1000
     ideal = max(sum(calls) * latency / args.concurrency, max(calls) * latency)
@@ -137,8 +144,9 @@ def main() -> None:
     spec_cpu_ms = SPEC_LIMIT * ideal / sum(calls) * 1000  # the CPU per call at which one process is at 1.25×
     if args.model_workers:
         note = (f"run CPU (runner {own_cpu:.1f} s + {args.model_workers} model worker(s) {workers_cpu:.1f} s) is "
-                f"{one_process_floor:.2f}× the ideal ({cpu_per_call_ms:.1f} ms per call, each process's one-off "
-                f"litellm import included), spread over {os.cpu_count()} cores; the runner's own share is "
+                f"{one_process_floor:.2f}× the ideal ({cpu_per_call_ms:.1f} ms per call, litellm's one-off "
+                f"import included, {imports} for the run: workers started by {how}), spread over "
+                f"{os.cpu_count()} cores; the runner's own share is "
                 f"{own_cpu / sum(calls) * 1000:.1f} ms per call")
     else:
         note = (f"runner CPU alone is {one_process_floor:.2f}× the ideal ({cpu_per_call_ms:.1f} ms per call: litellm "
@@ -153,14 +161,15 @@ def main() -> None:
                       "trials": len(records), "passed": sum(r.status == "passed" for r in records),
                       "calls": sum(calls), "callsPerTrial": [min(calls), max(calls)],
                       "concurrency": args.concurrency, "latencyMs": args.latency_ms,
-                      "modelWorkers": args.model_workers,
+                      "modelWorkers": args.model_workers, "workerStart": how,
                       "serverMaxInFlight": stats["max_in_flight"], "serverRequests": stats["requests"],
                       "status": outcome.status, "note": note}), flush=True)
     print(json.dumps({"figure": "q3_runner_cpu_per_call_ms", "ms": round(cpu_per_call_ms, 2),
                       "limitMs": CPU_LIMIT_MS, "ok": cpu_per_call_ms <= CPU_LIMIT_MS, "cpuS": round(cpu, 2),
                       "runnerCpuS": round(own_cpu, 2), "workersCpuS": round(workers_cpu, 2),
                       "runnerMs": round(own_cpu / sum(calls) * 1000, 2), "modelWorkers": args.model_workers,
-                      "importCpuS": round(import_cpu, 2), "imports": 1 + args.model_workers, "cpus": os.cpu_count(),
+                      "importCpuS": round(import_cpu, 2), "imports": imports, "workerStart": how,
+                      "cpus": os.cpu_count(),
                       "note": "the run's whole CPU (runner + model workers) per call; importCpuS: litellm's one-off "
                               "import, paid inside the run by each of its `imports` processes, included in ms"}),
                      flush=True)
