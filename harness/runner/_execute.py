@@ -189,9 +189,9 @@ async def execute(request: RunRequest, on_trial: ProgressHook | None = None, *, 
     resume, ``StorageError`` when the directory (or the ``--cache`` folder) cannot be written before
     the run started or its outputs cannot be written after it (a refused write during the run stops
     it instead: ``RunOutcome.storage_error``)."""
-    # The workers start first. Forked (models.workers._fork), they start once this process has imported litellm
-    # (which the prices and the parameter check below need anyway) and import nothing; spawned, their own imports
-    # run beside this process's. A run refused below ends them.
+    # The workers start first. Spawned, their litellm imports run beside this process's own (the prices and the
+    # parameter check below import it). Forked (models.workers._fork), they are made at ``ready`` in ``_execute``,
+    # after the preflight, and inherit litellm as those left it. A run refused below ends them.
     async with model_workers(request.settings) as workers:
         with run_collector():  # a run keeps its objects a while (harness.run_collector)
             prices = prepare_prices(request)
@@ -227,7 +227,7 @@ async def _execute(request: RunRequest, prices: PriceTable, run_dir: RunDir, on_
     prompts: dict[str, str] = {}
     checks = run_preflight(request, groups, prompts)
     if workers is not None:
-        await workers.ready()  # their litellm imports ran beside the preflight
+        await workers.ready()  # spawned: their litellm imports ran beside the preflight; forked: made now
     if request.resume:
         run_dir.update_manifest(settings=recorded_settings(request), resumedAt=now())
     else:

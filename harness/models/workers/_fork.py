@@ -143,9 +143,22 @@ async def fork_worker(serve: Callable[[int, int], int]) -> ForkedProcess:
     os.close(down_r)
     os.close(up_w)
     reader = asyncio.StreamReader()
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(up_r, "rb", 0))
-    writer, _ = await loop.connect_write_pipe(asyncio.BaseProtocol, os.fdopen(down_w, "wb", 0))
-    return ForkedProcess(pid, writer, reader)
+    files = [os.fdopen(up_r, "rb", 0), os.fdopen(down_w, "wb", 0)]
+    transports: list[asyncio.BaseTransport] = []
+    try:
+        read, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), files[0])
+        transports.append(read)
+        writer, _ = await loop.connect_write_pipe(asyncio.BaseProtocol, files[1])
+        transports.append(writer)
+        return ForkedProcess(pid, writer, reader)
+    except BaseException:  # cancelled (Ctrl-C) or out of descriptors: no child nobody would ever talk to or reap
+        for transport in transports:
+            transport.close()
+        for file in files:
+            file.close()
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise
 
 
 def _child(in_fd: int, out_fd: int, serve: Callable[[int, int], int]) -> NoReturn:

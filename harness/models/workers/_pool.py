@@ -98,6 +98,9 @@ class ModelWorkers:
         self._ids = itertools.count(1)
         self._closing = False
         self._replacing: dict[int, asyncio.Task[None]] = {}
+        self._deferred = False
+        """Forked workers not made yet: ``ready`` (or the first call) forks them."""
+        self._forking = asyncio.Lock()
 
     async def __aenter__(self) -> ModelWorkers:
         await self.start()
@@ -116,16 +119,40 @@ class ModelWorkers:
         return [w.start for w in self.workers]
 
     async def start(self) -> None:
-        """Start every worker (their imports run meanwhile; ``ready`` waits for them)."""
+        """Start the workers. Spawned ones start now (their imports run meanwhile; ``ready`` waits for them).
+        Forked ones are made by ``ready`` (or the first call), so they inherit all the runner has set up by then:
+        litellm imported, and the request paths its parameter check and preflight made it build lazily, which a
+        worker's first call would otherwise build again (about 0.1 s of CPU)."""
+        if start_method(self.start_setting) == "fork":
+            self._deferred = True
+            return
         try:
-            for slot in range(self.count):
-                self.workers.append(await self._spawn(slot))
+            await self._start_all()
         except BaseException:
             await self.aclose()
             raise
 
+    async def _start_all(self) -> None:
+        for slot in range(len(self.workers), self.count):
+            if self._closing:
+                return
+            self.workers.append(await self._spawn(slot))
+
+    async def _fork_deferred(self) -> None:
+        """Make the forked workers ``start`` left for later, once, however many callers wait for them; what
+        fails to start is ended by ``aclose`` as any worker."""
+        async with self._forking:
+            if self._deferred:  # still set while the fork is under way: the other callers wait for it above
+                try:
+                    await self._start_all()
+                finally:
+                    self._deferred = False
+
     async def ready(self, timeout_s: float = READY_TIMEOUT_S) -> None:
-        """Wait until every worker (a replacement too) has imported litellm; ``WorkersFailed`` when one cannot."""
+        """Wait until every worker (a replacement too) has imported litellm (a forked one: is running);
+        ``WorkersFailed`` when one cannot."""
+        if self._deferred:
+            await self._fork_deferred()
         if self._replacing:
             await asyncio.wait(list(self._replacing.values()))
         # asyncio.wait, not wait_for: a timeout must not cancel the futures the readers still settle
@@ -210,6 +237,8 @@ class ModelWorkers:
         """The call run in a worker. ``answer_within_s``: the longest its attempts, timeouts and waits can take
         there; a worker that has not answered by then (plus ``answer_margin_s``) is stuck: it is killed, and
         the calls it carried fail as when it dies."""
+        if self._deferred:
+            await self._fork_deferred()
         if self._replacing and all(w.ended is not None for w in self.workers):
             await asyncio.wait(list(self._replacing.values()))  # its frames wait in the new worker's pipe
         worker = self._pick()
@@ -255,6 +284,8 @@ class ModelWorkers:
         """End every worker and wait for it: stdin closed (it exits), killed after ``CLOSE_GRACE_S``; a worker
         not yet ready (a run refused before its first call) is killed at once."""
         self._closing = True
+        async with self._forking:  # a fork under way stops after the worker it is making, which ends below
+            self._deferred = False
         if self._replacing:
             await asyncio.wait(list(self._replacing.values()))
         await self._end(self.workers)

@@ -178,3 +178,57 @@ def test_a_forked_worker_that_fails_to_serve_exits_with_a_clear_error(monkeypatc
     pids = asyncio.run(scenario())
     assert "RuntimeError: the worker's loop could not start" in capfd.readouterr().err
     assert not [pid for pid in pids if alive(pid)]
+
+
+def _own_session_children() -> list[int]:
+    """This process's children that lead a session of their own, as every model worker does (zombies too)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except (FileNotFoundError, ProcessLookupError):
+                continue
+            if int(fields[1]) == os.getpid() and int(fields[3]) == int(entry):
+                found.append(int(entry))
+    return found
+
+
+def test_forked_workers_are_made_when_the_run_first_needs_them_and_once() -> None:
+    """``start`` forks nothing: ``ready`` (after the runner's parameter check and preflight) or the first call
+    does, so the workers inherit what those built. Many callers at once still make ``count`` workers."""
+    async def scenario() -> tuple[list[int], list[int], list[int]]:
+        async with ModelWorkers(2, start="fork") as workers:
+            before = _own_session_children()
+            await asyncio.gather(*(workers.ready() for _ in range(3)))
+            return before, sorted(workers.pids), sorted(_own_session_children())
+
+    before, pids, children = asyncio.run(scenario())
+    assert before == [] and len(pids) == 2 and children == pids
+    assert not [pid for pid in pids if alive(pid)]
+
+    async def closed_before_ready() -> list[int]:
+        async with ModelWorkers(1, start="fork") as workers:
+            pass
+        return workers.pids
+
+    assert asyncio.run(closed_before_ready()) == [] and _own_session_children() == []
+
+
+def test_a_fork_that_cannot_finish_leaves_no_child_behind(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forked, but its pipes cannot be watched (out of descriptors, or cancelled meanwhile): the child is killed and
+    reaped, the error goes on to the caller."""
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+
+        async def refused(*_args: object) -> None:
+            raise OSError(24, "Too many open files")
+
+        monkeypatch.setattr(loop, "connect_write_pipe", refused)
+        async with ModelWorkers(1, start="fork") as workers:
+            with pytest.raises(OSError, match="Too many open files"):
+                await workers.ready()
+            assert workers.pids == []
+
+    asyncio.run(scenario())
+    assert _own_session_children() == []
