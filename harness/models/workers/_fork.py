@@ -22,6 +22,7 @@ child (``gc.freeze``): the child never collects, or finalizes, what the runner m
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import gc
 import os
@@ -34,6 +35,8 @@ from typing import Any, NoReturn, Protocol
 
 START_ENV = "HARNESS_WORKER_START"
 STARTS = ("auto", "fork", "spawn")
+UNKNOWN_EXIT = 255
+"""The exit code said of a forked worker whose exit status another waiter of this process collected first."""
 
 
 class StartError(ValueError):
@@ -106,7 +109,10 @@ class ForkedProcess:
         self._loop.add_reader(self._pidfd, self._reap)
 
     def _reap(self) -> None:
-        pid, status = os.waitpid(self.pid, os.WNOHANG)
+        try:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+        except ChildProcessError:  # reaped by another waiter (a library's waitpid(-1)): its status is gone
+            pid, status = self.pid, UNKNOWN_EXIT << 8
         if pid == 0:  # woken before the exit can be collected
             return
         self._close_pidfd()
@@ -157,7 +163,8 @@ async def fork_worker(serve: Callable[[int, int], int]) -> ForkedProcess:
         for file in files:
             file.close()
         os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
         raise
 
 

@@ -232,3 +232,20 @@ def test_a_fork_that_cannot_finish_leaves_no_child_behind(monkeypatch: pytest.Mo
 
     asyncio.run(scenario())
     assert _own_session_children() == []
+
+
+def test_a_forked_worker_reaped_by_someone_else_still_ends_cleanly() -> None:
+    """Its exit status taken by another waiter of this process: the pool still learns it ended (its pidfd),
+    with the code that says the status is unknown, and fails no later call by hanging."""
+    async def scenario() -> tuple[int | None, str | None]:
+        async with ModelWorkers(1, start="fork", max_restarts=0) as workers:
+            await workers.ready()
+            pid = workers.pids[0]
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)  # before the pool's own reader runs: the status is gone
+            await asyncio.wait_for(workers.workers[0].proc.wait(), 30)
+            await asyncio.sleep(0.05)  # the reader settles how it ended
+            return workers.workers[0].proc.returncode, workers.workers[0].ended
+
+    code, ended = asyncio.run(scenario())
+    assert code == _fork.UNKNOWN_EXIT and ended == f"exited with code {_fork.UNKNOWN_EXIT}"
