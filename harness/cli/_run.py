@@ -50,9 +50,11 @@ _DOC_WORKERS = ("Run litellm's part of each model call (its request set-up, the 
                 "logging: 5 to 8 ms of CPU a call) in N worker processes, many calls at once in each; the run itself "
                 "stays in this process. Default 0: every call in this process. Worth it against a fast server "
                 "(vLLM, SGLang, a hosted model) at a high --concurrency on a machine with a spare core, where one "
-                "process would make the run wait on the harness, not the model; each worker imports litellm once "
-                "(about 2 s of CPU). What is sent and recorded is the same either way. scripted/* models always run "
-                "in this process. A resume keeps the run's setting.")
+                "process would make the run wait on the harness, not the model. On Linux each worker is forked from "
+                "this process once it has imported litellm and is ready in milliseconds; elsewhere, or with "
+                "HARNESS_WORKER_START=spawn, each is a fresh interpreter that imports litellm (about 2 s of CPU). What "
+                "is sent and recorded is the same either way. scripted/* models always run in this process. A resume "
+                "keeps the run's setting.")
 _DOC_PRICE = "Price of a model in USD per million tokens: MODEL=IN,OUT[,CACHED] (overrides the plan and litellm)."
 
 
