@@ -232,10 +232,7 @@ def guarded(work: Callable[[], T], out_dir: Path, plan_path: str) -> T | int:
         return work()
     except PriceUnknown as exc:
         return price_refused(exc)
-    except (ResumeRefused, RunLocked) as exc:
-        err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
-        return EXIT_INVALID
-    except StartError as exc:  # before the workers, the directory or any call
+    except (ResumeRefused, RunLocked, StartError) as exc:
         err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
         return EXIT_INVALID
     except StorageError as exc:

@@ -18,6 +18,8 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from protocols._text import json_text
+
 REDACTED = "[REDACTED]"
 
 _SENSITIVE_KEYS = re.compile(
@@ -179,14 +181,9 @@ def redact_owned(obj: Any, secrets: Iterable[str] | None = None) -> Any:
 def _json_or_none(obj: Any) -> str | None:
     """``obj``'s JSON text (``ensure_ascii=False``), or None when JSON cannot write it (the walk then decides)."""
     try:
-        return _ENCODER.encode(obj)
+        return json_text(obj)
     except (TypeError, ValueError):
         return None
-
-
-_ENCODER = json.JSONEncoder(ensure_ascii=False)
-"""``json.dumps(obj, ensure_ascii=False)``'s text from an encoder made once (``json.dumps`` builds one at every call
-whose options are not its defaults; ``encode`` keeps no state between calls)."""
 
 
 _FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"

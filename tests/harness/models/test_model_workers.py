@@ -17,6 +17,7 @@ import signal
 import threading
 import time
 from collections.abc import Coroutine, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -38,6 +39,20 @@ def alive(pid: int) -> bool:
             return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def session_children(parent: int) -> list[int]:
+    """``parent``'s children that lead a session of their own, as every model worker does (zombies too)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except (FileNotFoundError, ProcessLookupError):
+                continue
+            if int(fields[1]) == parent and int(fields[3]) == int(entry):
+                found.append(int(entry))
+    return found
 
 
 class Loop:

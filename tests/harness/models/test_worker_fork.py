@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from harness.cli import app
 from harness.models.workers import ModelWorkers, StartError, WorkersFailed, _fork, _pool, _worker, start_method
-from tests.harness.models.test_model_workers import alive
+from tests.harness.models.test_model_workers import alive, session_children
 from tests.harness.plan.plan_data import FIXED_PLAN
 
 pytestmark = pytest.mark.skipif(not _fork.fork_supported(), reason="forked workers need Linux with pidfds")
@@ -180,28 +180,14 @@ def test_a_forked_worker_that_fails_to_serve_exits_with_a_clear_error(monkeypatc
     assert not [pid for pid in pids if alive(pid)]
 
 
-def _own_session_children() -> list[int]:
-    """This process's children that lead a session of their own, as every model worker does (zombies too)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-            except (FileNotFoundError, ProcessLookupError):
-                continue
-            if int(fields[1]) == os.getpid() and int(fields[3]) == int(entry):
-                found.append(int(entry))
-    return found
-
-
 def test_forked_workers_are_made_when_the_run_first_needs_them_and_once() -> None:
     """``start`` forks nothing: ``ready`` (after the runner's parameter check and preflight) or the first call
     does, so the workers inherit what those built. Many callers at once still make ``count`` workers."""
     async def scenario() -> tuple[list[int], list[int], list[int]]:
         async with ModelWorkers(2, start="fork") as workers:
-            before = _own_session_children()
+            before = session_children(os.getpid())
             await asyncio.gather(*(workers.ready() for _ in range(3)))
-            return before, sorted(workers.pids), sorted(_own_session_children())
+            return before, sorted(workers.pids), sorted(session_children(os.getpid()))
 
     before, pids, children = asyncio.run(scenario())
     assert before == [] and len(pids) == 2 and children == pids
@@ -212,7 +198,7 @@ def test_forked_workers_are_made_when_the_run_first_needs_them_and_once() -> Non
             pass
         return workers.pids
 
-    assert asyncio.run(closed_before_ready()) == [] and _own_session_children() == []
+    assert asyncio.run(closed_before_ready()) == [] and session_children(os.getpid()) == []
 
 
 def test_a_fork_that_cannot_finish_leaves_no_child_behind(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -231,7 +217,7 @@ def test_a_fork_that_cannot_finish_leaves_no_child_behind(monkeypatch: pytest.Mo
             assert workers.pids == []
 
     asyncio.run(scenario())
-    assert _own_session_children() == []
+    assert session_children(os.getpid()) == []
 
 
 def test_a_forked_worker_reaped_by_someone_else_still_ends_cleanly() -> None:

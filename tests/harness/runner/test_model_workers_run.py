@@ -17,7 +17,7 @@ import pytest
 from harness.models import Prices
 from harness.scripted import get_scripted
 from harness.server import fetch_stats, running_server
-from tests.harness.models.test_model_workers import alive
+from tests.harness.models.test_model_workers import alive, session_children
 from tests.harness.runner._fork import finish, records, start, wait_for
 from tests.harness.runner._run import FIXED_PLAN, outcomes, run_plan
 
@@ -38,24 +38,20 @@ def start_method(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 
 
 def workers_of(parent: int) -> list[int]:
-    """The model workers ``parent`` started (from /proc): its children that lead a session of their own, as
-    every worker does, forked (the parent's command line) or spawned (``python -m`` the worker module)."""
+    """The model workers ``parent`` started (from /proc): its children that lead a session of their own
+    (``session_children``), forked (the parent's command line) or spawned (``python -m`` the worker module)."""
+    try:
+        parents = Path(f"/proc/{parent}/cmdline").read_bytes().decode(errors="replace")
+    except FileNotFoundError:
+        return []
     found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
+    for pid in session_children(parent):
         try:
-            with open(f"/proc/{entry}/stat", encoding="utf-8") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-            ppid, session = int(fields[1]), int(fields[3])
-            with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                command = handle.read().decode(errors="replace")
-            with open(f"/proc/{parent}/cmdline", "rb") as handle:
-                parents = handle.read().decode(errors="replace")
-        except (FileNotFoundError, ProcessLookupError, ValueError, IndexError):
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+        except (FileNotFoundError, ProcessLookupError):
             continue
-        if ppid == parent and session == int(entry) and (WORKER in command or command == parents):
-            found.append(int(entry))
+        if WORKER in command or command == parents:
+            found.append(pid)
     return found
 
 
