@@ -7,6 +7,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 TestName = Literal["boschloo", "fisher"]
+FamilyName = Literal["findings", "none"]
+FamilyMethod = Literal["exact", "holm"]
 
 
 class _Model(BaseModel):
@@ -37,6 +39,15 @@ class AnalysisSpec(_Model):
         "gives 0.10).")
     alpha: float = Field(0.05, gt=0, lt=1, description="Two groups are separable when the test's two-sided p < alpha.")
     power: float = Field(0.8, gt=0, lt=1, description="The power the design review asks of the expected effect.")
+    family: FamilyName = Field(
+        "findings", description="The comparisons held at alpha together: findings (every comparison the findings "
+        "rules can claim, in every anomaly stage and, in a sweep, on every model: the chance of any false claim of "
+        "difference among them is at most alpha; docs/evidence.md) or none (each comparison at alpha on its own, "
+        "said so in the report).")
+    familyMethod: FamilyMethod = Field(
+        "exact", description="How the family is held: exact (a closed test whose intersections are tested with "
+        "their exact null distribution, the most powerful here; Bonferroni within a block too large to enumerate) "
+        "or holm (Holm's step-down on the p-values, which any reader can redo by hand).")
     effect: EffectSpec | None = Field(
         None, description='Expected pass rates, e.g. {"control": 0.9, "treatment": 0.3}: the design review then '
                           "gives each comparison's exact power at the planned n and the n that reaches `power`.")

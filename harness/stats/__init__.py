@@ -1,8 +1,10 @@
 """Exact statistics of two groups' pass counts (X-41, X-52): the two exact tests and their p-values for
 every outcome, the maximum over the common pass rate certified, power and the n it needs, Wilson
-intervals and pass^k, α spending and a sequential design's calibrated thresholds, size and power.
+intervals and pass^k, α spending and a sequential design's calibrated thresholds, size and power, and a
+family of comparisons held at α together (the exact closed test, Holm's adjustment).
 Imports nothing of the harness; scipy only inside the functions that need it."""
 
+from ._family import FAMILY_METHODS, METHOD_TITLES, Block, FamilyMethod, FirstStep, adjusted, first_step
 from ._power import MAX_N, TARGET_POWER, complete_difference_p, n_for_power, n_separable, power, smallest_p
 from ._pvalues import DEFAULT_TEST, TESTS, TITLES, TestName, fisher_p, fisher_p_grid, p_grid, p_value, rejected
 from ._reliability import (
@@ -22,7 +24,8 @@ from ._supremum import supremum
 
 __all__ = [
     "ALPHA", "DEFAULT_TEST", "MAX_N", "SPENDING", "TARGET_POWER", "TESTS", "TITLES", "Z_95",
-    "Figures", "Spending", "TestName",
+    "FAMILY_METHODS", "METHOD_TITLES", "Block", "FamilyMethod", "Figures", "FirstStep", "Spending", "TestName",
+    "adjusted", "first_step",
     "calibrated", "complete_difference_p", "fisher_p", "fisher_p_grid", "format_p", "look_alphas", "n_for_power",
     "n_separable", "operating", "p_grid", "p_text", "p_value", "pass_hat_k", "pass_hat_ks", "power", "rejected",
     "separable", "sequential_figures", "smallest_p", "spent", "supremum", "verdict_text", "wilson_interval",

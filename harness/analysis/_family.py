@@ -1,0 +1,164 @@
+"""The family of a report's claims of difference (X-40, X-41): which comparisons it holds, and their
+family-adjusted p-values (``harness.stats`` adjusts).
+
+A report's findings may claim a difference on any comparison its rules rest on; a reader takes them together,
+so the plan's ``analysis.family`` declares them one family, held at α: the chance of any false claim of
+difference in it is at most α. ``findings`` (the default) is every comparison the findings rules can claim, in
+every anomaly stage, and in a sweep on every model:
+
+- ``placement-rates``: per stage, B vs A and C vs A (the placements against the placement control) and B vs C
+  (which placement does better, tested only after the placement control's comparisons reject A = B = C: a
+  *triangle*), and v2 vs v1 (the sentinel against the sentinel control: a block of its own);
+- ``placement-v3``: per stage, every pair of A, B, C, v1 and v2 (its readings rest on all ten: A vs B and C, B
+  vs C, each placement vs v1, v2 vs each placement and v1), bounded within the stage by Bonferroni: the five
+  groups' joint outcomes are too many to enumerate at the n it is run with, and none of its readings at
+  n = 3 could be separable under any family of two or more comparisons (3/3 vs 0/3, p = 0.031).
+
+``none`` holds each comparison at α on its own (no adjustment), and says so. A comparison is decided on its
+independent samples when the repeats are not sampled draws (the distinct answers; ``_comparisons``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from harness.plan import FindingsSpec
+from harness.stats import (
+    METHOD_TITLES,
+    Block,
+    FamilyMethod,
+    FirstStep,
+    TestName,
+    adjusted,
+    first_step,
+    p_value,
+)
+
+FamilyName = Literal["findings", "none"]
+FAMILIES: tuple[FamilyName, ...] = ("findings", "none")
+Counts = tuple[int, int]
+CountsByGroup = Mapping[str, Mapping[str, Counts]]
+Key = tuple[str | None, str, frozenset[str]]
+"""(model, stage, the two groups): a comparison of the family, whichever way round it is read."""
+
+
+def key(stage: str, group: str, other: str, model: str | None = None) -> Key:
+    return model, stage, frozenset((group, other))
+
+
+def stage_blocks(spec: FindingsSpec, present: Sequence[str]) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The family's blocks of one stage among the groups with a verdict there: (kind, its comparisons as
+    (group, other)), the control of a star or triangle the ``other`` of its first comparison."""
+    a, b, c, v1, v2 = spec.placementControl, spec.positionGroup, spec.roleGroup, spec.controlGroup, spec.sentinelGroup
+    have = set(present)
+    if spec.rules == "placement-v3":
+        names = [g for g in (a, b, c, v1, v2) if g in have]
+        pairs = [(g, o) for i, o in enumerate(names) for g in names[i + 1:]]
+        return [("union", pairs)] if pairs else []
+    out: list[tuple[str, list[tuple[str, str]]]] = []
+    if {a, b, c} <= have:
+        out.append(("triangle", [(b, a), (c, a), (b, c)]))
+    else:
+        out += [("star", [(g, o)]) for g, o in ((b, a), (c, a), (b, c)) if {g, o} <= have]
+    if {v1, v2} <= have:
+        out.append(("star", [(v2, v1)]))
+    return out
+
+
+def family_pairs(spec: FindingsSpec) -> list[tuple[str, str]]:
+    """Every comparison the default family holds in one stage where every group takes part."""
+    groups = [spec.placementControl, spec.positionGroup, spec.roleGroup, spec.controlGroup, spec.sentinelGroup]
+    return [p for _, pairs in stage_blocks(spec, groups) for p in pairs]
+
+
+class FamilySummary(BaseModel):
+    """How a report's comparisons were held together (report.json ``family``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: FamilyName = Field(description="findings: every comparison the findings rules can claim, held at alpha "
+                                         "together; none: each comparison at alpha on its own.")
+    method: FamilyMethod | None = Field(description="exact: the exact closed test; holm: Holm's step-down; null "
+                                                    "for family none.")
+    comparisons: int = Field(description="Comparisons in the family (each with a p-value).")
+    alpha: float
+    cutoff: float | None = Field(None, description="First-step cut-off: a comparison with p below it is "
+                                                   "separable whatever the others show.")
+    size: float | None = Field(None, description="The family-wise size at the cut-off: the largest chance over "
+                                                 "the common pass rates that any comparison crosses when no group "
+                                                 "differs (exact when exact is true, else an upper bound).")
+    exact: bool | None = Field(None, description="Was every block's null distribution enumerated?")
+    statement: str
+
+
+@dataclass
+class FamilyResult:
+    """Each comparison's adjusted p, and the family's description."""
+
+    summary: FamilySummary
+    adjusted: dict[Key, float] = field(default_factory=dict)
+    raw: dict[Key, float] = field(default_factory=dict)
+
+    def get(self, stage: str, group: str, other: str, model: str | None = None) -> float | None:
+        """The adjusted p of a comparison in the family; None when it is not in it."""
+        return self.adjusted.get(key(stage, group, other, model))
+
+    @property
+    def name(self) -> FamilyName:
+        return self.summary.name
+
+    def separable(self, stage: str, group: str, other: str, alpha: float, model: str | None = None) -> bool | None:
+        found = self.get(stage, group, other, model)
+        return None if found is None else found < alpha
+
+
+def method_text(name: FamilyName, method: FamilyMethod | None, count: int, exact: bool | None = True) -> str:
+    """``adjusted for 4 comparisons (exact closed test)`` / ``not adjusted (family none)``."""
+    if name == "none" or method is None:
+        return "not adjusted for multiple comparisons (analysis.family none: each comparison at α on its own)"
+    how = METHOD_TITLES[method] + ("" if method == "holm" or exact else ", Bonferroni within blocks too large to "
+                                                                          "enumerate")
+    return f"adjusted for {count} comparison{'' if count == 1 else 's'} ({how})"
+
+
+def build_family(spec: FindingsSpec, counts: Mapping[str | None, CountsByGroup], alpha: float, test: TestName,
+                 name: FamilyName = "findings", method: FamilyMethod = "exact",
+                 samples: Mapping[str | None, CountsByGroup | None] | None = None) -> FamilyResult:
+    """The family over every model (``counts``: model → group → stage → (passes, n); None for a single run) and
+    anomaly stage, adjusted together. ``samples``: per model, the independent samples behind the counts when
+    the repeats are not sampled draws; a comparison is decided on those then."""
+    blocks: list[Block] = []
+    keys: list[list[Key]] = []
+    pvalues: list[list[float]] = []
+    for model, by_group in counts.items():
+        deciding = (samples or {}).get(model) or by_group
+        for stage in spec.anomalyStages:
+            present = [g for g, per in deciding.items() if per.get(stage, (0, 0))[1] > 0
+                       and by_group.get(g, {}).get(stage, (0, 0))[1] > 0]
+            for kind, pairs in stage_blocks(spec, present):
+                if kind == "union":
+                    order = list(dict.fromkeys(g for pair in pairs for g in pair))
+                else:  # the control first, then the groups compared with it
+                    order = [pairs[0][1], *dict.fromkeys(g for g, o in pairs if o == pairs[0][1])]
+                index = {g: i for i, g in enumerate(order)}
+                blocks.append(Block(kind, tuple(deciding[g][stage][1] for g in order),  # type: ignore[arg-type]
+                                    tuple((index[g], index[o]) for g, o in pairs), test))
+                keys.append([key(stage, g, o, model) for g, o in pairs])
+                pvalues.append([p_value(*deciding[g][stage], *deciding[o][stage], test) for g, o in pairs])
+    count = sum(len(k) for k in keys)
+    raw = {k: p for ks, ps in zip(keys, pvalues, strict=True) for k, p in zip(ks, ps, strict=True)}
+    if name == "none" or not blocks:
+        summary = FamilySummary(name=name, method=None if name == "none" else method, comparisons=count,
+                                alpha=alpha, statement=method_text(name, None if name == "none" else method, count))
+        return FamilyResult(summary, dict(raw), raw)
+    values = adjusted(blocks, pvalues, method)
+    step: FirstStep = first_step(blocks, alpha, method)
+    exact = method == "exact" and step.exact
+    summary = FamilySummary(name=name, method=method, comparisons=count, alpha=alpha, cutoff=step.cutoff,
+                            size=step.size, exact=exact, statement=method_text(name, method, count, exact))
+    return FamilyResult(summary, {k: v for ks, vs in zip(keys, values, strict=True)
+                                  for k, v in zip(ks, vs, strict=True)}, raw)
