@@ -13,6 +13,7 @@ from harness.stats import (
     Z_95,
     Spending,
     TestName,
+    adjusted_text,
     complete_difference_p,
     fisher_p,
     fisher_p_grid,
@@ -33,8 +34,16 @@ from harness.stats import (
 )
 
 from ._comparisons import Counts, compare, compare_with_baseline, compare_with_control
-from ._design import planned_pairs, review_design, sequential_review
-from ._design_models import DesignFinding, DesignKind, DesignReview, PlannedComparison, SequentialReview
+from ._design import review_design, sequential_review
+from ._design_family import planned_pairs
+from ._design_models import (
+    DesignFinding,
+    DesignKind,
+    DesignReview,
+    FamilyDesign,
+    PlannedComparison,
+    SequentialReview,
+)
 from ._failure_modes import (
     FAILURE_MODES,
     CallEvidence,
@@ -47,6 +56,17 @@ from ._failure_modes import (
     echo_source,
     mode_counts,
     pass_shape,
+)
+from ._family import (
+    FAMILIES,
+    Family,
+    FamilyName,
+    FamilyResult,
+    FamilySummary,
+    build_family,
+    family_pairs,
+    method_text,
+    run_families,
 )
 from ._findings import RULES, anomaly_verdict, derive_findings
 from ._models import (
@@ -72,19 +92,22 @@ from ._sequential import (
     sequential_finding,
     small_p,
 )
+from ._sweep_family import model_findings, sweep_family
 from ._sweep_findings import ModelEvidence, StageOutcome, SweepFinding, cross_model_findings
 from ._wire_confounds import with_wire_confounds
 
 __all__ = [
     "with_wire_confounds",
+    "FAMILIES", "Family", "FamilyName", "FamilyResult", "FamilySummary", "build_family", "family_pairs", "method_text",
+    "run_families", "model_findings", "sweep_family",
     "ALPHA", "DEFAULT_TEST", "FAILURE_MODES", "MAX_N", "RATE_RULES", "RULES", "SPENDING", "TARGET_POWER", "TESTS",
     "TITLES", "Z_95", "TestName", "p_value", "SequentialReview", "sequential_review", "design_text",
     "sequential_design",
     "BaselineComparison", "CallEvidence", "Comparison", "ConversationOutcome", "Counts", "DesignFinding", "DesignKind",
-    "DesignReview", "Diagnosis", "FailureMode", "PlannedComparison", "planned_pairs", "review_design",
+    "DesignReview", "Diagnosis", "FamilyDesign", "FailureMode", "PlannedComparison", "planned_pairs", "review_design",
     "Finding", "FindingsResult", "ModelEvidence", "ModelKind", "PairEvidence", "StageOutcome", "StageStatus",
     "LookComparison", "SequentialDesign", "SequentialLook", "SequentialResult", "evaluate_sequential",
-    "sequential_finding", "small_p", "boundary_text", "verdict_text",
+    "sequential_finding", "small_p", "boundary_text", "verdict_text", "adjusted_text",
     "Spending", "SweepFinding", "TrialEvidence", "TurnEvidence",
     "anomaly_verdict", "answer_shape", "classify_failure", "compare", "complete_difference_p", "compare_with_baseline",
     "compare_with_control",

@@ -3,7 +3,11 @@
 A comparison's p comes from the plan's test (``analysis.test``). Where a group's repeats are not sampled
 draws (temperature 0 or unset) and gave fewer distinct answers than trials, identical repeats are one
 sample repeated: the comparison's effective n is the distinct answers, and it is separable only if it is
-on those (the design review reasons the same way before the run)."""
+on those (the design review reasons the same way before the run). A comparison in the report's family
+(``_family``) is separable when its family-adjusted p < α; one outside it (v1 or v2 against the placement
+control under ``placement-rates``, a stage outside the anomaly stages) is a description: its p is given,
+no separability is claimed (``separable`` null). Under ``analysis.family: none`` every comparison is judged
+at α on its own."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from harness.stats import (
     DEFAULT_TEST,
     TITLES,
     TestName,
+    adjusted_text,
     p_text,
     p_value,
     separable,
@@ -21,6 +26,7 @@ from harness.stats import (
     wilson_interval,
 )
 
+from ._family import FamilyResult
 from ._models import BaselineComparison, Comparison, ConversationOutcome
 
 Counts = tuple[int, int]
@@ -31,12 +37,27 @@ def _rate(group: str, counts: Counts, interval: tuple[float, float]) -> str:
     return f"{group} {counts[0]}/{counts[1]} (Wilson 95% {interval[0]:.2f}–{interval[1]:.2f})"
 
 
+def _judged(p: float, stage: str, group: str, control: str, alpha: float,
+            family: FamilyResult | None) -> tuple[float | None, str | None, bool | None, str]:
+    """(adjusted p, family name, separable, the verdict's words) of a comparison whose deciding p is ``p``."""
+    if family is None or family.name == "none":
+        apart = separable(p, alpha)
+        return None, None if family is None else "none", apart, verdict_text(apart, alpha)
+    held = family.get(stage, group, control)
+    if held is None:
+        return None, None, None, ("outside the family of claims (analysis.family): a description, no separability "
+                                  "claimed")
+    apart = separable(held, alpha)
+    return held, family.name, apart, verdict_text(apart, alpha, adjusted=True)
+
+
 def compare(stage: str, group: str, group_counts: Counts, control: str, control_counts: Counts,
             alpha: float = ALPHA, test: TestName = DEFAULT_TEST,
-            samples: tuple[Counts, Counts] | None = None) -> Comparison:
-    """One group against the control in one stage: n, Wilson intervals, the test's two-sided p (X-41),
-    separable when p < ``alpha`` (the plan's ``analysis.alpha``). ``samples``: (group, control) counts over
-    their distinct answers when the repeats are not sampled draws; separable then only on those."""
+            samples: tuple[Counts, Counts] | None = None, family: FamilyResult | None = None) -> Comparison:
+    """One group against the control in one stage: n, Wilson intervals, the test's two-sided p (X-41), its
+    family-adjusted p and separable when that is < ``alpha`` (the plan's ``analysis.alpha``; without a family, p <
+    alpha). ``samples``: (group, control) counts over their distinct answers when the repeats are not sampled
+    draws; decided then on those."""
     (gp, gn), (cp, cn) = group_counts, control_counts
     if gn == 0 or cn == 0:
         missing = group if gn == 0 else control
@@ -48,31 +69,34 @@ def compare(stage: str, group: str, group_counts: Counts, control: str, control_
         )
     gw, cw = wilson_interval(gp, gn), wilson_interval(cp, cn)
     p = p_value(gp, gn, cp, cn, test)
-    head = f"{stage}: {_rate(group, (gp, gn), gw)} vs {_rate(control, (cp, cn), cw)}, {TITLES[test]} {p_text(p, alpha)}"
+    head = f"{stage}: {_rate(group, (gp, gn), gw)} vs {_rate(control, (cp, cn), cw)}, {TITLES[test]} "
     if samples is None or samples == (group_counts, control_counts) or 0 in (samples[0][1], samples[1][1]):
-        apart = separable(p, alpha)
+        held, name, apart, verdict = _judged(p, stage, group, control, alpha, family)
         return Comparison(
             stage=stage, group=group, control=control, groupPasses=gp, groupN=gn, controlPasses=cp, controlN=cn,
-            groupWilson95=gw, controlWilson95=cw, pValue=p, test=test, separable=apart,
-            statement=f"{head}: {verdict_text(apart, alpha)}.")
+            groupWilson95=gw, controlWilson95=cw, pValue=p, test=test, adjustedP=held, family=name, separable=apart,
+            statement=f"{head}{adjusted_text(p, held, alpha)}: {verdict}.")
     (gs, gd), (cs, cd) = samples
     q = p_value(gs, gd, cs, cd, test)
-    apart = separable(q, alpha)
+    held, name, apart, verdict = _judged(q, stage, group, control, alpha, family)
     why = (f"; but identical repeats are one sample repeated (not sampled above temperature 0): {group}'s {gn} and "
            f"{control}'s {cn} trials gave {gd} and {cd} distinct answer(s), and on those, {group} {gs}/{gd} vs "
-           f"{control} {cs}/{cd}, {TITLES[test]} {p_text(q, alpha)}")
+           f"{control} {cs}/{cd}, {TITLES[test]} {adjusted_text(q, held, alpha)}")
     return Comparison(
         stage=stage, group=group, control=control, groupPasses=gp, groupN=gn, controlPasses=cp, controlN=cn,
         groupWilson95=gw, controlWilson95=cw, pValue=p, test=test, groupSamples=(gs, gd), controlSamples=(cs, cd),
-        samplesP=q, separable=apart, statement=f"{head}{why}: {verdict_text(apart, alpha)}.")
+        samplesP=q, adjustedP=held, family=name, separable=apart,
+        statement=f"{head}{p_text(p, alpha)}{why}: {verdict}.")
 
 
 def compare_with_control(
     counts: Mapping[str, Mapping[str, Counts]], control: str, stages: Sequence[str], groups: Sequence[str],
     alpha: float = ALPHA, test: TestName = DEFAULT_TEST, samples: Mapping[str, Mapping[str, Counts]] | None = None,
+    family: FamilyResult | None = None,
 ) -> list[Comparison]:
     """Every group (other than the control) against the control, per stage both took part in; ``samples``:
-    group → stage → counts over the distinct answers, when repeats are not sampled draws."""
+    group → stage → counts over the distinct answers, when repeats are not sampled draws; ``family``: the
+    report's (adjusted p and separable for the comparisons it holds)."""
     out = []
     for stage in stages:
         if stage not in counts.get(control, {}):
@@ -82,7 +106,7 @@ def compare_with_control(
                 continue
             both = None if samples is None else (samples[group][stage], samples[control][stage])
             out.append(compare(stage, group, counts[group][stage], control, counts[control][stage], alpha, test,
-                               both))
+                               both, family))
     return out
 
 

@@ -1,16 +1,15 @@
 """The design review: what a plan's comparisons can show before anything runs (X-40, X-41, X-44).
 
-``review_design(plan)`` is a pure function of the plan. Its comparisons are the ones the plan's
-findings rules make (``placement-v3`` and ``placement-rates`` alike): the position and role groups (B,
-C) against the placement control (A), and the sentinel (v2) against the control (v1), in every anomaly
-stage both take part in, at the planned n (the stage's repeats). For each, with the plan's test
-(``analysis.test``): the smallest two-sided p any outcome can reach, whether any outcome can be
-separable at the plan's α (``analysis.alpha``), the n per group at which a complete difference becomes
-separable, and with an expected effect (``analysis.effect``) the exact power at the planned n and the n
-reaching ``analysis.power`` (``harness.stats``). Design problems (``problem: true``): a compared stage in
-which no outcome can be separable, an effect the plan is underpowered for, compared repeats that are one
-sample (temperature 0 or unset: identical repeats, which the comparisons and findings count as one; the
-finding says what the stage could separate once they are sampled draws), and required checks the plan
+``review_design(plan)`` is a pure function of the plan. Its comparisons are the plan's family
+(``analysis.family``, ``_family``): every comparison its findings rules can claim, in every anomaly stage,
+at the planned n (the stage's repeats), held at α together. For each, with the plan's test
+(``analysis.test``): the smallest two-sided p any outcome can reach, whether any outcome can cross the
+family's first-step cut-off, the n per group at which a complete difference does, and with an expected
+effect (``analysis.effect``) the exact power at the planned n and the n reaching ``analysis.power``, with the
+same at α on its own beside them (``_design_family``). Design problems (``problem: true``): a compared
+stage in which no outcome can cross the family's cut-off, an effect the plan is underpowered for, compared
+repeats that are one sample (temperature 0 or unset: identical repeats, which the comparisons and findings
+count as one; the finding says what the stage could separate once they are sampled draws), and required checks the plan
 makes impossible to exercise (``_design_checks``). Repeats at temperature 0 in a stage that is not
 compared are a note. A sequential stage is reviewed with its exactly calibrated design: thresholds, the
 type I error by each look, exact size, the earliest look it can stop at and, with an effect, its exact
@@ -28,8 +27,6 @@ from harness.stats import (
     calibrated,
     complete_difference_p,
     format_p,
-    n_for_power,
-    n_separable,
     operating,
     p_grid,
     power,
@@ -37,35 +34,9 @@ from harness.stats import (
 )
 
 from ._design_checks import unexercisable_checks
+from ._design_family import family_design
 from ._design_models import DesignFinding, DesignReview, Effect, PlannedComparison, SequentialReview
 from ._sequential import boundary_text
-
-Pair = tuple[str, str, str]
-"""(stage, group, the group it is compared with)."""
-
-
-def planned_pairs(plan: Plan) -> list[Pair]:
-    """The comparisons the findings rules make, per anomaly stage both groups take part in."""
-    spec = plan.findings
-    pairs = spec.pairs()
-    stages = {s.id: s for s in plan.stages}
-    out = []
-    for stage_id in spec.anomalyStages:
-        if stage_id not in stages:
-            continue
-        taking_part = {g.id for g in plan.participants(stages[stage_id])}
-        out += [(stage_id, g, o) for g, o in pairs if g in taking_part and o in taking_part]
-    return out
-
-
-def _comparison(plan: Plan, stage: str, group: str, other: str, n_power: int | None) -> PlannedComparison:
-    a = plan.analysis
-    n = other_n = plan.stage(stage).repeats
-    low = smallest_p(n, other_n, a.test)
-    chance = None if a.effect is None else power(a.effect.control, a.effect.treatment, other_n, n, a.alpha, a.test)
-    return PlannedComparison(stage=stage, group=group, other=other, n=n, otherN=other_n, smallestP=low,
-                             separablePossible=low < a.alpha, nSeparable=n_separable(a.alpha, test=a.test),
-                             power=chance, nForPower=n_power if a.effect is not None else None)
 
 
 def _names(comparisons: Sequence[PlannedComparison]) -> str:
@@ -78,16 +49,20 @@ def _separability(plan: Plan, stage: str, found: list[PlannedComparison]) -> Des
         return None
     alpha, test, c = plan.analysis.alpha, plan.analysis.test, blocked[0]
     at = f"at n = {c.n} per group" if c.n == c.otherN else f"at n = {c.n} vs {c.otherN}"
-    complete = (f"a complete difference becomes separable at n = {c.nSeparable} per group ({c.nSeparable}/"
-                f"{c.nSeparable} vs 0/{c.nSeparable}: p = "
-                f"{format_p(complete_difference_p(c.nSeparable, test=test), alpha)})"
-                if c.nSeparable is not None else f"no n up to {MAX_N} per group makes a complete difference separable")
+    adjusted = c.cutoff is not None and c.cutoff != alpha
+    complete = (f"a complete difference crosses it at n = {c.nSeparable} per group ({c.nSeparable}/{c.nSeparable} "
+                f"vs 0/{c.nSeparable}: p = {format_p(complete_difference_p(c.nSeparable, test=test), alpha)})"
+                if c.nSeparable is not None else f"no n up to {MAX_N} per group makes a complete difference cross it")
     groups = sorted({g for x in blocked for g in (x.group, x.other)})
+    where = (f"the family's first-step cut-off {c.cutoff:.3g} (α = {alpha:g} held for the family: "
+             f"{plan.analysis.family})" if adjusted else f"α = {alpha:g}")
     return DesignFinding(
         kind="not-separable", problem=True, stage=stage, groups=groups,
-        statement=f"{stage}: {at} {_names(blocked)} cannot be separable at α = {alpha:g}, whatever the model does: "
-                  f"the smallest two-sided {TITLES[test]} p any outcome can reach is {format_p(c.smallestP, alpha)} "
-                  f"({c.n}/{c.n} vs 0/{c.otherN}), even with sampled repeats; {complete}.",
+        statement=f"{stage}: {at} {_names(blocked)} cannot cross {where}, whatever the model does: the smallest "
+                  f"two-sided {TITLES[test]} p any outcome can reach is {format_p(c.smallestP, alpha)} ({c.n}/{c.n} "
+                  f"vs 0/{c.otherN}), even with sampled repeats; {complete}"
+                  + (" (another comparison of the family being separable first can still lower the bar to α)."
+                     if adjusted and c.smallestP < alpha else "."),
         fix=(f"raise the repeats of {stage} to at least {c.nSeparable}" if c.nSeparable is not None
              else "raise analysis.alpha") + (" (or to the n the expected effect needs, below)"
                                              if plan.analysis.effect is not None else ""))
@@ -103,11 +78,15 @@ def _power_finding(plan: Plan, stage: str, found: list[PlannedComparison]) -> De
     c = weak[0]
     need = (f"{a.power:.0%} power needs n = {c.nForPower} per group" if c.nForPower is not None
             else f"no n up to {MAX_N} per group reaches {a.power:.0%} power")
+    alone = "" if c.powerAlone is None or c.cutoff == a.alpha else (
+        f"; tested at α on its own it would be {c.powerAlone:.2f}, and n = {c.nForPowerAlone} per group would reach "
+        f"{a.power:.0%}" if c.nForPowerAlone is not None else f"; at α on its own {c.powerAlone:.2f}")
+    at = "" if c.cutoff is None or c.cutoff == a.alpha else f", crossing the family's cut-off {c.cutoff:.3g}"
     return DesignFinding(
         kind="underpowered", problem=True, stage=stage, groups=sorted({g for x in weak for g in (x.group, x.other)}),
         statement=f"{stage}: with the expected effect (control {a.effect.control:g}, treatment {a.effect.treatment:g}) "
                   f"the exact power of {_names(weak)} at n = {c.n} per group is {c.power:.2f} (two-sided "
-                  f"{TITLES[a.test]}, α = {a.alpha:g}); {need}.",
+                  f"{TITLES[a.test]}, α = {a.alpha:g}{at}); {need}{alone}.",
         fix=f"raise the repeats of {stage} to {c.nForPower}" if c.nForPower is not None
         else "expect a larger effect, or raise analysis.alpha")
 
@@ -195,20 +174,18 @@ def _sequential(plan: Plan, reviews: list[SequentialReview]) -> list[DesignFindi
 
 
 def review_design(plan: Plan) -> DesignReview:
-    """What ``plan`` can show before it runs: its comparisons at the planned n and its design findings."""
+    """What ``plan`` can show before it runs: its family's comparisons at the planned n and its design findings."""
     a = plan.analysis
-    n_power = None if a.effect is None else n_for_power(a.effect.control, a.effect.treatment, a.alpha, a.power,
-                                                        test=a.test)
-    comparisons = [_comparison(plan, s, g, o, n_power) for s, g, o in planned_pairs(plan)]
+    family, comparisons = family_design(plan)
     findings: list[DesignFinding] = []
     stages = list(dict.fromkeys(c.stage for c in comparisons))
     for stage in stages:
-        found = [c for c in comparisons if c.stage == stage]
+        found = [c for c in comparisons if c.stage == stage and not c.gated]
         findings += [f for f in (_separability(plan, stage, found), _power_finding(plan, stage, found)) if f]
     findings += _one_sample(plan, set(stages))
     sequential = [sequential_review(plan, st) for st in plan.stages if st.sequential is not None]
     findings += _sequential(plan, sequential)
     findings += unexercisable_checks(plan)
     effect = None if a.effect is None else Effect(control=a.effect.control, treatment=a.effect.treatment)
-    return DesignReview(alpha=a.alpha, test=a.test, targetPower=a.power, effect=effect, comparisons=comparisons,
-                        sequential=sequential, findings=findings)
+    return DesignReview(alpha=a.alpha, test=a.test, targetPower=a.power, effect=effect, family=family,
+                        comparisons=comparisons, sequential=sequential, findings=findings)

@@ -28,8 +28,23 @@ class Effect(_Out):
     treatment: float
 
 
+class FamilyDesign(_Out):
+    """The plan's family at the planned n: what its first step can call separable, and at what family-wise size."""
+
+    name: str = Field(description="analysis.family: findings or none.")
+    method: str | None = Field(description="analysis.familyMethod (exact, holm); null for family none.")
+    comparisons: int
+    cutoff: float = Field(description="First-step cut-off: a comparison with p below it is separable whatever the "
+                                      "others show (alpha itself under family none).")
+    size: float = Field(description="The family-wise size at the cut-off: the largest chance over the common pass "
+                                    "rates that any comparison crosses when no group differs.")
+    exact: bool = Field(description="Is the size exact (every block enumerated), or an upper bound?")
+    statement: str
+
+
 class PlannedComparison(_Out):
-    """One comparison a findings rule will make in one stage, at the planned n per group."""
+    """One comparison of the plan's family in one stage, at the planned n per group: sized for the family's
+    first step (the adjusted test), with its figures at alpha on its own beside."""
 
     stage: str
     group: str = Field(description="The group compared (B, C, v2).")
@@ -38,14 +53,23 @@ class PlannedComparison(_Out):
     otherN: int
     smallestP: float = Field(description="The smallest two-sided p (the review's test) any outcome can reach at these "
                                          "n.")
-    separablePossible: bool = Field(description="Can any outcome be separable (smallestP < alpha)?")
+    gated: bool = Field(False, description="Tested only after its block's other comparisons reject that every "
+                                           "group is alike (B vs C): no first step of its own; figures at alpha.")
+    cutoff: float | None = Field(None, description="The family's first-step cut-off it is sized for (alpha under "
+                                                   "family none; null when gated and in reviews written before).")
+    separablePossible: bool = Field(description="Can any outcome cross the cut-off (smallestP < cutoff; < alpha when "
+                                                "gated or in reviews written before the family)?")
     nSeparable: int | None = Field(
-        description="The n per group at which a complete difference (n/n vs 0/n) becomes separable at alpha; "
-                    "null beyond the search limit.")
-    power: float | None = Field(None, description="Exact power at the planned n for the plan's effect; null "
-                                                  "without one.")
+        description="The n per group at which a complete difference (n/n vs 0/n) crosses the cut-off; null beyond the "
+                    "search limit.")
+    power: float | None = Field(None, description="Exact power at the planned n for the plan's effect, of crossing "
+                                                  "the cut-off (a lower bound of the closed test's); null without one.")
     nForPower: int | None = Field(None, description="The smallest n per group reaching the target power for the "
-                                                    "plan's effect; null without an effect or when not reached.")
+                                                    "plan's effect at the family's cut-off; null without an effect or "
+                                                    "when not reached.")
+    powerAlone: float | None = Field(None, description="The same power, the comparison tested at alpha on its own.")
+    nForPowerAlone: int | None = Field(None, description="The n for the target power at alpha on its own.")
+    nSeparableAlone: int | None = Field(None, description="The n for a complete difference at alpha on its own.")
 
 
 class SequentialReview(_Out):
@@ -85,6 +109,7 @@ class DesignReview(_Out):
     test: TestName = Field(description="The test every p-value, power and threshold of the review is for.")
     targetPower: float
     effect: Effect | None
+    family: FamilyDesign | None = Field(None, description="The family's first step (null in reviews written before).")
     comparisons: list[PlannedComparison]
     sequential: list[SequentialReview] = Field(default_factory=list)
     findings: list[DesignFinding]

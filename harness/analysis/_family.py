@@ -55,8 +55,8 @@ def stage_blocks(spec: FindingsSpec, present: Sequence[str]) -> list[tuple[str, 
     (group, other)), the control of a star or triangle the ``other`` of its first comparison."""
     a, b, c, v1, v2 = spec.placementControl, spec.positionGroup, spec.roleGroup, spec.controlGroup, spec.sentinelGroup
     have = set(present)
-    if spec.rules == "placement-v3":
-        names = [g for g in (a, b, c, v1, v2) if g in have]
+    if spec.rules == "placement-v3":  # each pair read against the more control-like group: v1, then A, B, C
+        names = [g for g in (v1, a, b, c, v2) if g in have]
         pairs = [(g, o) for i, o in enumerate(names) for g in names[i + 1:]]
         return [("union", pairs)] if pairs else []
     out: list[tuple[str, list[tuple[str, str]]]] = []
@@ -91,7 +91,8 @@ class FamilySummary(BaseModel):
     size: float | None = Field(None, description="The family-wise size at the cut-off: the largest chance over "
                                                  "the common pass rates that any comparison crosses when no group "
                                                  "differs (exact when exact is true, else an upper bound).")
-    exact: bool | None = Field(None, description="Was every block's null distribution enumerated?")
+    exact: bool | None = Field(None, description="Was every block's null distribution enumerated (size exact)? false: "
+                                                 "some block is held by Bonferroni (size an upper bound).")
     statement: str
 
 
@@ -102,6 +103,12 @@ class FamilyResult:
     summary: FamilySummary
     adjusted: dict[Key, float] = field(default_factory=dict)
     raw: dict[Key, float] = field(default_factory=dict)
+
+    def view(self, model: str | None) -> FamilyResult:
+        """The same family with only ``model``'s comparisons, read as a single run's (model None)."""
+        def mine(values: dict[Key, float]) -> dict[Key, float]:
+            return {(None, s, pair): v for (m, s, pair), v in values.items() if m == model}
+        return FamilyResult(self.summary, mine(self.adjusted), mine(self.raw))
 
     def get(self, stage: str, group: str, other: str, model: str | None = None) -> float | None:
         """The adjusted p of a comparison in the family; None when it is not in it."""
@@ -116,13 +123,23 @@ class FamilyResult:
         return None if found is None else found < alpha
 
 
-def method_text(name: FamilyName, method: FamilyMethod | None, count: int, exact: bool | None = True) -> str:
-    """``adjusted for 4 comparisons (exact closed test)`` / ``not adjusted (family none)``."""
+def method_text(name: FamilyName, method: FamilyMethod | None, count: int, within: str = "") -> str:
+    """``adjusted for 4 comparisons (exact closed test)`` / ``not adjusted …``; ``within``: how blocks that are
+    not enumerated are held (Bonferroni within a stage's pairs)."""
     if name == "none" or method is None:
         return "not adjusted for multiple comparisons (analysis.family none: each comparison at α on its own)"
-    how = METHOD_TITLES[method] + ("" if method == "holm" or exact else ", Bonferroni within blocks too large to "
-                                                                          "enumerate")
+    how = METHOD_TITLES[method] + (f"; {within}" if within and method == "exact" else "")
     return f"adjusted for {count} comparison{'' if count == 1 else 's'} ({how})"
+
+
+def within_text(blocks: Sequence[Block]) -> str:
+    """How the family's blocks that are not enumerated exactly are held, in words."""
+    parts = []
+    if any(b.kind == "union" for b in blocks):
+        parts.append("Bonferroni within each stage's pairs of the five groups")
+    if any(b.kind != "union" and not b.exact for b in blocks):
+        parts.append("Bonferroni within a stage whose outcomes are too many to enumerate")
+    return "; ".join(parts)
 
 
 def build_family(spec: FindingsSpec, counts: Mapping[str | None, CountsByGroup], alpha: float, test: TestName,
@@ -157,8 +174,26 @@ def build_family(spec: FindingsSpec, counts: Mapping[str | None, CountsByGroup],
         return FamilyResult(summary, dict(raw), raw)
     values = adjusted(blocks, pvalues, method)
     step: FirstStep = first_step(blocks, alpha, method)
-    exact = method == "exact" and step.exact
     summary = FamilySummary(name=name, method=method, comparisons=count, alpha=alpha, cutoff=step.cutoff,
-                            size=step.size, exact=exact, statement=method_text(name, method, count, exact))
+                            size=step.size, exact=step.exact,
+                            statement=method_text(name, method, count, within_text(blocks)))
     return FamilyResult(summary, {k: v for ks, vs in zip(keys, values, strict=True)
                                   for k, v in zip(ks, vs, strict=True)}, raw)
+
+
+Family = FamilyResult | FamilyName
+"""What a rules function is given: a family already adjusted (a sweep's, viewed for one model), or the name of
+the family to build from the run's own counts."""
+
+
+def run_families(spec: FindingsSpec, counts: CountsByGroup, samples: CountsByGroup | None, alpha: float,
+                 test: TestName, family: Family = "findings", method: FamilyMethod = "exact",
+                 as_counts: FamilyResult | None = None) -> tuple[FamilyResult, FamilyResult]:
+    """(the family deciding each comparison: on the independent samples when given, the family as if the repeats
+    were independent draws: on the counts). A given family is used as it is."""
+    if isinstance(family, FamilyResult):
+        return family, as_counts or family
+    deciding = build_family(spec, {None: counts}, alpha, test, family, method, {None: samples})
+    if samples is None:
+        return deciding, deciding
+    return deciding, build_family(spec, {None: counts}, alpha, test, family, method)

@@ -23,9 +23,10 @@ from itertools import product
 from typing import Literal
 
 from harness.plan import FindingsSpec
-from harness.stats import ALPHA, DEFAULT_TEST, TestName
+from harness.stats import ALPHA, DEFAULT_TEST, FamilyMethod, TestName
 
 from ._evidence import CountsByGroup, comparisons, dependence_text, evidence_text, own_text, rate, unshown
+from ._family import Family, FamilyResult, run_families
 from ._models import Finding, FindingsResult, ModelKind, PairEvidence, StageStatus
 from ._readings import reading
 
@@ -50,7 +51,7 @@ def _placement_rule(fa: bool, fb: bool, fc: bool, fv2: bool) -> str:
             (False, False): "trailing-assistant-implicated",
             (False, True): "position-implicated",
             (True, False): "role-implicated",
-            (True, True): "placement-not-the-remedy",
+            (True, True): "every-placement-fails",
         }[(fb, fc)]
     if fb or fc:
         return "placement-worse-than-control"
@@ -59,10 +60,11 @@ def _placement_rule(fa: bool, fb: bool, fc: bool, fv2: bool) -> str:
 
 class _Context:
     def __init__(self, spec: FindingsSpec, outcomes: Mapping[str, Mapping[str, StageStatus]],
-                 counts: CountsByGroup, samples: CountsByGroup | None = None, alpha: float = ALPHA,
-                 test: TestName = DEFAULT_TEST) -> None:
+                 counts: CountsByGroup, samples: CountsByGroup | None, alpha: float, test: TestName,
+                 families: tuple[FamilyResult, FamilyResult]) -> None:
         self.spec = spec
         self.alpha, self.test = alpha, test
+        self.family, self.as_counts = families
         self.counts = counts
         self.samples = samples
         self.stages = list(spec.anomalyStages)
@@ -79,10 +81,12 @@ class _Context:
                                        else f"{s} {st} (n = 0)" for s, st in statuses.items())
 
     def evidence(self, pairs: Sequence[tuple[str, str]], stages: Sequence[str] | None = None) -> str:
-        return evidence_text(self.stages if stages is None else stages, pairs, self.counts, self.alpha, self.test)
+        return evidence_text(self.stages if stages is None else stages, pairs, self.counts, self.alpha, self.test,
+                             self.family)
 
     def rests(self, pairs: Sequence[tuple[str, str]], stages: Sequence[str] | None = None) -> list[PairEvidence]:
-        return comparisons(self.stages if stages is None else stages, pairs, self.counts, self.alpha, self.test)
+        return comparisons(self.stages if stages is None else stages, pairs, self.counts, self.alpha, self.test,
+                           self.family)
 
     def rates(self, groups: Sequence[str]) -> str:
         """``simple: A 3/3, B 3/3 | tool_continuation: …``: the n of each group in each stage it has a verdict."""
@@ -109,10 +113,10 @@ class _Context:
     def not_shown(self, pairs: Sequence[tuple[str, str]], stages: Sequence[str] | None = None) -> str | None:
         """None when every claimed difference is shown; else why not, as the end of a sentence."""
         stages = self.stages if stages is None else stages
-        missing = unshown(stages, pairs, self.counts, self.samples, self.alpha, self.test)
+        missing = unshown(stages, pairs, self.counts, self.samples, self.alpha, self.test, self.family)
         if not missing:
             return None
-        raw = unshown(stages, pairs, self.counts, alpha=self.alpha, test=self.test)
+        raw = unshown(stages, pairs, self.counts, alpha=self.alpha, test=self.test, family=self.as_counts)
         apart = [f"{g} vs {o}" for g, o in pairs if (g, o) not in missing]
         why = "not shown at this n" if raw else "not shown"
         if apart:
@@ -120,7 +124,8 @@ class _Context:
         repeated = [p for p in missing if p not in raw]
         if repeated and self.samples is not None:
             why += (f"{'; and' if raw else ':'} identical repeats are one sample repeated ("
-                    + dependence_text(stages, repeated, self.counts, self.samples, self.alpha, self.test) + ")")
+                    + dependence_text(stages, repeated, self.counts, self.samples, self.alpha, self.test,
+                                      self.as_counts, self.family) + ")")
         return why
 
 
@@ -214,15 +219,20 @@ def derive_findings(
     samples: CountsByGroup | None = None,
     alpha: float = ALPHA,
     test: TestName = DEFAULT_TEST,
+    family: Family = "findings",
+    method: FamilyMethod = "exact",
+    as_counts: FamilyResult | None = None,
 ) -> FindingsResult:
     """Findings and caveats from group → stage → status and (passes, n) (X-40, X-42, X-44, P-91).
 
     ``samples``: group → stage → the independent samples behind (passes, n), at most the distinct
     passing and failing answers, for repeats that are not independent draws (temperature 0: identical
     repeats are one sample repeated); a difference is shown only if separable on those too. None: the
-    repeats are taken as independent. ``alpha``, ``test``: the plan's ``analysis``; a difference is separable
-    when the test's p < alpha."""
-    ctx = _Context(spec, outcomes, counts, samples, alpha, test)
+    repeats are taken as independent. ``alpha``, ``test``, ``family``, ``method``: the plan's ``analysis``; a
+    difference is separable when its family-adjusted p < alpha (``family``: one already adjusted, a sweep's or the
+    report's, with ``as_counts`` the same family on the counts when the repeats are not sampled draws)."""
+    ctx = _Context(spec, outcomes, counts, samples, alpha, test,
+                   run_families(spec, counts, samples, alpha, test, family, method, as_counts))
     v1 = spec.controlGroup
     if ctx.verdict[v1] == "failed":
         rule, limited = "control-failed", []

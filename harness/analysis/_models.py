@@ -42,7 +42,13 @@ class PairEvidence(_Tested):
     otherN: int
     pValue: float
     test: TestName
-    separable: bool
+    adjustedP: float | None = Field(
+        None, description="The p adjusted for the report's family of comparisons (analysis.family); null when the "
+                          "family is none, in reports written before the family, and for a sequential crossing.")
+    family: str | None = Field(None, description="The family the comparison belongs to (findings, none); null in "
+                                                 "reports written before the family.")
+    separable: bool = Field(description="adjustedP < alpha (p < alpha under family none, in reports written before "
+                                        "the family, and for a sequential crossing: p < the look's threshold).")
 
 
 class Finding(_Out):
@@ -61,11 +67,11 @@ class Finding(_Out):
         default_factory=list, description="The comparisons the rule's reading rests on, per anomaly stage in which "
                                           "both groups have a verdict (empty: no comparison could be made).")
     shown: bool | None = Field(
-        None, description="true: every difference the reading claims is separable (p < the plan's alpha), and the "
-                          "statement "
-                          "states the reading; false: some is not, and the statement says what happened in these "
-                          "trials and that it is consistent with the reading, not shown at this n; null: the rule "
-                          "claims no difference (control failed, nothing failed, no verdict).")
+        None, description="true: every difference the reading claims is separable (its family-adjusted p < the "
+                          "plan's alpha), and the statement states the reading; false: some is not, and the "
+                          "statement says what happened in these trials and that it is consistent with the reading, "
+                          "not shown at this n; null: the rule claims no difference (control failed, nothing failed, "
+                          "no verdict).")
 
 
 class Comparison(_Tested):
@@ -90,8 +96,16 @@ class Comparison(_Tested):
                           "are the samples.")
     controlSamples: tuple[int, int] | None = None
     samplesP: float | None = Field(None, description="Two-sided p of the distinct answers (null as the samples are).")
-    separable: bool | None = Field(description="p < the plan's alpha, on the distinct answers when they are given "
-                                               "(never on repeats of one sample); null when not compared.")
+    adjustedP: float | None = Field(
+        None, description="The p adjusted for the report's family (analysis.family), of the distinct answers when they "
+                          "are given; null when the comparison is not in the family, under family none, and in "
+                          "reports written before the family.")
+    family: str | None = Field(None, description="findings or none: the family the comparison was judged in; null "
+                                                 "when it is in no family (a description, not a claim) and in "
+                                                 "reports written before the family.")
+    separable: bool | None = Field(description="adjustedP < the plan's alpha (under family none: p < alpha), on the "
+                                               "distinct answers when they are given (never on repeats of one "
+                                               "sample); null when not compared or not in the family.")
     statement: str
 
 

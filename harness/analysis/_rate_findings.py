@@ -3,23 +3,28 @@
 ``placement-v3`` (X-40) reads a stage as failed when *any* trial failed (pass^k): right for a
 deterministic model and a few repeats, meaningless for 20 repeats at temperature 0.7, where every
 group of a small model fails now and then. This rule set compares pass *rates* instead, one finding
-per anomaly stage, each sentence with its counts, Wilson intervals and two-sided p (the plan's test):
+per anomaly stage, each sentence with its counts, Wilson intervals, two-sided p (the plan's test) and the
+p adjusted for the report's family of comparisons (``_family``: B vs A, C vs A, B vs C and v2 vs v1 in every
+anomaly stage, held at α together):
 
 - the control (v1, no state message) first: without a verdict (``control-no-verdict``), or passing
   so rarely that its Wilson upper bound is below one half (``control-weak``), the model cannot do
   the task reliably and no placement conclusion is drawn;
 - otherwise B (state before the history) and C (state as a user message) are each compared with A
-  (the trailing assistant state): separable only at p < α (``analysis.alpha``, 0.05 by default), in
-  either direction. Both better than A: ``trailing-assistant-worse``; only B: ``position-helps``; only
-  C: ``role-helps``; either worse than A: ``placement-worse-than-control``; neither separable:
-  ``no-separable-difference``.
-- the sentinel (v2, the original mapping) is compared with the control v1: below it at p < α is
+  (the trailing assistant state): separable only when the adjusted p < α (``analysis.alpha``, 0.05 by
+  default), in either direction. Both better than A: ``trailing-assistant-worse``; only B shown better:
+  ``position-shown-to-help``; only C: ``role-shown-to-help``; either worse than A:
+  ``placement-worse-than-control``; neither separable: ``no-separable-difference``. A comparison that is
+  not separable is "not shown", never "does not help"; that one placement helps *more* than the other is
+  said only when B vs C is separable, and B vs C is read only once a placement differs from A (the closed
+  test rejects A = B = C first);
+- the sentinel (v2, the original mapping) is compared with the control v1: below it (adjusted p < α) is
   the anomaly reproduced (``sentinelReproduced``), otherwise not shown at this n.
 
 Every claimed difference is separable, so a rule that claims one is ``shown``; every comparison
 names both counts and its p. A pure function of (passes, n) per group and stage (errors and skips
 are not in n) and, for repeats that are not sampled draws, of the distinct answers behind them: identical
-repeats are one sample repeated, so a difference is separable only on those.
+repeats are one sample repeated, so a difference is decided on those.
 """
 
 from __future__ import annotations
@@ -31,15 +36,17 @@ from harness.stats import (
     ALPHA,
     DEFAULT_TEST,
     TITLES,
+    FamilyMethod,
     TestName,
+    adjusted_text,
     p_text,
     p_value,
-    separable,
     verdict_text,
     wilson_interval,
 )
 
 from ._evidence import CountsByGroup, comparison
+from ._family import Family, FamilyResult, run_families
 from ._models import Finding, FindingsResult, ModelKind, StageStatus
 
 RATE_RULES = "placement-rates"
@@ -53,43 +60,86 @@ def _rate(group: str, counts: Counts | None) -> str:
     return f"{group} {counts[0]}/{counts[1]} (Wilson {low:.2f}–{high:.2f})"
 
 
-def _versus(group: str, mine: Counts | None, control: str, theirs: Counts | None, alpha: float = ALPHA,
-            test: TestName = DEFAULT_TEST, samples: CountsByGroup | None = None, stage: str = "") -> tuple[str, str]:
-    """(``better`` / ``worse`` / ``same`` / ``unknown``, the sentence part with p); with ``samples`` (repeats
-    that are not sampled draws) the verdict is the distinct answers'."""
+def _versus(group: str, mine: Counts | None, control: str, theirs: Counts | None, alpha: float,
+            test: TestName, family: FamilyResult, samples: CountsByGroup | None = None,
+            stage: str = "") -> tuple[str, str]:
+    """(``better`` / ``worse`` / ``same`` / ``unknown``, the sentence part with p and adjusted p); decided on the
+    family's adjusted p, of the distinct answers when the repeats are not sampled draws (``samples``)."""
     if not mine or not theirs or mine[1] == 0 or theirs[1] == 0:
         return "unknown", f"{group} vs {control}: not compared (a side has no trial with a verdict)"
     p = p_value(mine[0], mine[1], theirs[0], theirs[1], test)
-    text = f"{group} {mine[0]}/{mine[1]} vs {control} {theirs[0]}/{theirs[1]}: {TITLES[test]} {p_text(p, alpha)}"
+    held = family.get(stage, group, control) if family.name != "none" else None
     distinct = samples or {}
     (a, n), (b, m) = distinct.get(group, {}).get(stage, mine), distinct.get(control, {}).get(stage, theirs)
+    text = f"{group} {mine[0]}/{mine[1]} vs {control} {theirs[0]}/{theirs[1]}: {TITLES[test]} "
     if ((a, n), (b, m)) != (mine, theirs) and n and m:
-        p = p_value(a, n, b, m, test)
-        text += (f", but identical repeats are one sample repeated: on the distinct answers {group} {a}/{n} vs "
-                 f"{control} {b}/{m}, {p_text(p, alpha)}")
-    if not separable(p, alpha):
+        q = p_value(a, n, b, m, test)
+        text += (f"{p_text(p, alpha)}, but identical repeats are one sample repeated: on the distinct answers "
+                 f"{group} {a}/{n} vs {control} {b}/{m}, {adjusted_text(q, held, alpha)}")
+        p = q
+    else:
+        text += adjusted_text(p, held, alpha)
+    decided = p if held is None else held
+    if decided >= alpha:
         return "same", f"{text}, {verdict_text(False)}"
-    better = mine[0] / mine[1] > theirs[0] / theirs[1]
-    return ("better" if better else "worse"), (f"{text}, {verdict_text(True, alpha)}, "
+    better = a * m > b * n
+    return ("better" if better else "worse"), (f"{text}, {verdict_text(True, alpha, held is not None)}, "
                                                f"{group} {'above' if better else 'below'} {control}")
 
 
 _RULES: dict[tuple[str, str], str] = {
     ("better", "better"): "trailing-assistant-worse",
-    ("better", "same"): "position-helps",
-    ("same", "better"): "role-helps",
+    ("better", "same"): "position-shown-to-help",
+    ("same", "better"): "role-shown-to-help",
     ("same", "same"): "no-separable-difference",
 }
+CLAIMS = ("trailing-assistant-worse", "position-shown-to-help", "role-shown-to-help", "placement-worse-than-control")
+
+
+def _between(b: str, c: str, got: Mapping[str, Counts | None], alpha: float, test: TestName, family: FamilyResult,
+             samples: CountsByGroup | None, stage: str) -> str:
+    """``; B vs C: …``: which placement does better, said only when B vs C is separable in the family."""
+    verdict, text = _versus(b, got[b], c, got[c], alpha, test, family, samples, stage)
+    if verdict == "unknown":
+        return ""
+    if verdict == "same":
+        return f"; which of {b} and {c} helps more is not shown ({text})"
+    better, worse = (b, c) if verdict == "better" else (c, b)
+    return f"; {better} helps more than {worse} ({text})"
+
+
+def _placements(spec: FindingsSpec, stage: str, got: Mapping[str, Counts | None], alpha: float, test: TestName,
+                family: FamilyResult, samples: CountsByGroup | None) -> tuple[str, str]:
+    """(rule, its sentence without the stage) for a stage whose control can do the task."""
+    a, b, c = spec.placementControl, spec.positionGroup, spec.roleGroup
+    vb, tb = _versus(b, got[b], a, got[a], alpha, test, family, samples, stage)
+    vc, tc = _versus(c, got[c], a, got[a], alpha, test, family, samples, stage)
+    worse = [g for g, v in ((b, vb), (c, vc)) if v == "worse"]
+    if "unknown" in (vb, vc):
+        return "inconclusive", f"a placement group has no trial with a verdict ({tb}; {tc})"
+    if worse:
+        return "placement-worse-than-control", (f"{' and '.join(worse)} pass{'es' if len(worse) == 1 else ''} less "
+                                                f"often than {a} ({tb}; {tc})")
+    rule = _RULES[(vb, vc)]
+    why = {"trailing-assistant-worse": f"both alternatives pass more often than the trailing assistant state {a}: "
+                                       "that placement is implicated",
+           "position-shown-to-help": f"moving the state before the history ({b}) helps; whether making it a user "
+                                     f"message ({c}) helps is not shown at this n",
+           "role-shown-to-help": f"making the state a user message ({c}) helps; whether moving it before the "
+                                 f"history ({b}) helps is not shown at this n",
+           "no-separable-difference": "no placement is separable from the trailing assistant state at this n"}[rule]
+    between = _between(b, c, got, alpha, test, family, samples, stage) if rule in CLAIMS else ""
+    return rule, f"{why} ({tb}; {tc}){between}"
 
 
 def _stage_finding(spec: FindingsSpec, stage: str, counts: Mapping[str, Mapping[str, Counts]],
-                   outcomes: Mapping[str, Mapping[str, StageStatus]], alpha: float = ALPHA,
-                   test: TestName = DEFAULT_TEST, samples: CountsByGroup | None = None) -> Finding:
+                   outcomes: Mapping[str, Mapping[str, StageStatus]], alpha: float, test: TestName,
+                   family: FamilyResult, samples: CountsByGroup | None = None) -> Finding:
     a, b, c, v1, v2 = spec.placementControl, spec.positionGroup, spec.roleGroup, spec.controlGroup, spec.sentinelGroup
     got = {g: counts.get(g, {}).get(stage) for g in (a, b, c, v2, v1)}
     rates = ", ".join(_rate(g, got[g]) for g in (a, b, c, v2, v1))
     basis = {g: {stage: outcomes[g][stage]} for g in (a, b, c, v2, v1) if stage in outcomes.get(g, {})}
-    sentinel, sentinel_text = _versus(v2, got[v2], v1, got[v1], alpha, test, samples, stage)
+    sentinel, sentinel_text = _versus(v2, got[v2], v1, got[v1], alpha, test, family, samples, stage)
     reproduced = {"worse": True, "better": False, "same": False}.get(sentinel)
     sentinel_statement = (f"Sentinel: {sentinel_text}; " + (
         "the original unified@2 mapping fails more often than the sentinel control: the anomaly "
@@ -111,44 +161,30 @@ def _stage_finding(spec: FindingsSpec, stage: str, counts: Mapping[str, Mapping[
                      "differences between placements are not attributed to placement.")
         not_shown = "That placement matters or does not matter for this model; try a stronger model or an easier task."
     else:
-        vb, tb = _versus(b, got[b], a, got[a], alpha, test, samples, stage)
-        vc, tc = _versus(c, got[c], a, got[a], alpha, test, samples, stage)
-        worse = [g for g, v in ((b, vb), (c, vc)) if v == "worse"]
-        if "unknown" in (vb, vc):
-            rule = "inconclusive"
-            why = "a placement group has no trial with a verdict"
-        elif worse:
-            rule = "placement-worse-than-control"
-            why = f"{' and '.join(worse)} pass{'es' if len(worse) == 1 else ''} less often than {a}"
-        else:
-            rule = _RULES[(vb, vc)]
-            why = {"trailing-assistant-worse": f"both alternatives pass more often than the trailing assistant "
-                                               f"state {a}: that placement is implicated",
-                   "position-helps": f"moving the state before the history ({b}) helps, making it a user message "
-                                     f"({c}) is not shown to",
-                   "role-helps": f"making the state a user message ({c}) helps, moving it before the history ({b}) "
-                                 "is not shown to",
-                   "no-separable-difference": "no placement is separable from the trailing assistant state at "
-                                              "this n"}[rule]
-        statement = f"{stage}: {why} ({tb}; {tc})."
+        rule, why = _placements(spec, stage, got, alpha, test, family, samples)
+        statement = f"{stage}: {why}."
         not_shown = (f"Why the placements differ (read the failure modes and transcripts), or {beyond}; a "
                      "difference that is not separable is not shown to be absent.")
-    rests = [e for g in (b, c) if (e := comparison(stage, g, a, samples or counts, alpha, test)) is not None]
-    claims = rule in ("trailing-assistant-worse", "position-helps", "role-helps", "placement-worse-than-control")
+    deciding = samples or counts
+    pairs = [(b, a), (c, a)] + ([(b, c)] if rule in CLAIMS else [])
+    rests = [e for g, o in pairs if (e := comparison(stage, g, o, deciding, alpha, test, family)) is not None]
     return Finding(rule=f"{RATE_RULES}/{rule}", statement=f"{statement} Pass rates: {rates}.", doesNotShow=not_shown,
                    basis=basis, sentinelReproduced=reproduced, sentinelStatement=sentinel_statement,
-                   limitedBy=limited, restsOn=rests, shown=True if claims else None)
+                   limitedBy=limited, restsOn=rests, shown=True if rule in CLAIMS else None)
 
 
 def derive_rate_findings(spec: FindingsSpec, counts: Mapping[str, Mapping[str, Counts]],
                          outcomes: Mapping[str, Mapping[str, StageStatus]], *, model_kind: ModelKind,
                          maintenance_ran: bool, alpha: float = ALPHA, test: TestName = DEFAULT_TEST,
-                         samples: CountsByGroup | None = None) -> FindingsResult:
-    """One finding per anomaly stage that any group ran, plus the X-42 / X-44 caveats; ``alpha``, ``test``: the
-    plan's ``analysis`` (separable when the test's p < alpha); ``samples``: the distinct answers behind the
-    counts when the repeats are not sampled draws."""
+                         samples: CountsByGroup | None = None, family: Family = "findings",
+                         method: FamilyMethod = "exact") -> FindingsResult:
+    """One finding per anomaly stage that any group ran, plus the X-42 / X-44 caveats; ``alpha``, ``test``,
+    ``family``, ``method``: the plan's ``analysis`` (separable when the family-adjusted p < alpha; ``family``: a
+    sweep's, already adjusted); ``samples``: the distinct answers behind the counts when the repeats are not
+    sampled draws."""
+    deciding, _ = run_families(spec, counts, samples, alpha, test, family, method)
     stages = [s for s in spec.anomalyStages if any(s in per for per in outcomes.values())]
-    findings = [_stage_finding(spec, s, counts, outcomes, alpha, test, samples) for s in stages]
+    findings = [_stage_finding(spec, s, counts, outcomes, alpha, test, deciding, samples) for s in stages]
     caveats = [f"placement-rates: stages are compared by pass rate ({TITLES[test]}'s exact test on passes / n), not "
                "by pass^k; a stage's 'failed' status only means at least one of its trials failed."]
     if model_kind == "scripted":

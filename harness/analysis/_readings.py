@@ -1,7 +1,10 @@
 """The X-40 rules' sentences in parts (``placement-v3``): what happened, the differences (worse, better)
 the rule's reading claims, the reading as stated when every one is shown (X-41), the reading as
 "consistent with …" when not, and what the finding does not show. ``_findings`` assembles them with
-the n and p each rests on."""
+the n and p each rests on. A reading claims only the differences it rests on: a comparison it does not
+rest on (or one that is not separable) is "not shown", never read as "does not help"; X-40's "placement is
+not the remedy" (A, B and C all fail) is worded and named by what its comparisons with v1 show,
+``every-placement-fails``, as the placements are not compared with one another there."""
 
 from __future__ import annotations
 
@@ -30,31 +33,38 @@ def reading(rule: str, s: FindingsSpec, f: Callable[[Sequence[str]], str], faile
         "trailing-assistant-implicated": Reading(
             f"{a} (trailing assistant state) {f([a])} while {b} (state before the history) and {c} (state as a "
             "user message) did not", [(a, b), (a, c)],
-            "the trailing assistant placement is implicated; moving the state before the history and giving it the "
-            "user role each remove the failure",
-            "the trailing assistant placement being implicated (moving the state before the history, or giving it "
-            "the user role, removing the failure)",
-            f"Which of position or role matters more, or that B or C is free of other risks; {beyond}."),
+            f"the trailing assistant placement is implicated: moving the state before the history ({b}) and giving "
+            f"it the user role ({c}) each pass more often than it",
+            f"the trailing assistant placement being implicated ({b} and {c} each passing more often than {a})",
+            f"Which of position or role matters more ({b} vs {c} is not among the differences it rests on), or that "
+            f"{b} or {c} is free of other risks; {beyond}."),
         "position-implicated": Reading(
             f"{a} and {c} (state after the history) {f([a, c])} while {b} (state before the history) "
             "did not", [(a, b), (c, b)],
-            "the position of the state block is implicated; moving it helps, changing its role alone does not",
-            "the position of the state block being implicated (moving it helping, changing its role alone not)",
-            f"That role plays no part, or that placement B is free of costs (it breaks prompt caching); {beyond}."),
+            f"the position of the state block is implicated: the state before the history ({b}) passes more often "
+            f"than both states after it ({a} and {c})",
+            f"the position of the state block being implicated ({b} passing more often than {a} and {c})",
+            f"That the role plays no part: whether the user role alone ({c} vs {a}) helps is not among the "
+            f"differences it rests on, so it is not shown either way; or that placement {b} is free of costs (it "
+            f"breaks prompt caching); {beyond}."),
         "role-implicated": Reading(
             f"{a} and {b} (state as an assistant message) {f([a, b])} while {c} (state as a user "
             "message) did not", [(a, c), (b, c)],
-            "the role of the state block is implicated; the user role helps, moving it alone does not",
-            "the role of the state block being implicated (the user role helping, moving it alone not)",
-            "That a user-role state is safe (a model may take it for the user's request, the risk of C); "
-            f"{beyond}."),
-        "placement-not-the-remedy": Reading(
+            f"the role of the state block is implicated: the user-role state ({c}) passes more often than both "
+            f"assistant-role states ({a} and {b})",
+            f"the role of the state block being implicated ({c} passing more often than {a} and {b})",
+            f"That the position plays no part: whether moving the state alone ({b} vs {a}) helps is not among the "
+            "differences it rests on, so it is not shown either way; or that a user-role state is safe (a model may "
+            f"take it for the user's request, the risk of C); {beyond}."),
+        "every-placement-fails": Reading(
             f"{a}, {b} and {c} all {f([a, b, c])} while the sentinel control {v1} did not",
             [(a, v1), (b, v1), (c, v1)],
-            "the state block or the prompt shared by unified@3 derails this model whatever the placement; placement "
-            "is not the remedy",
+            "the state block or the prompt shared by unified@3 derails this model whatever the placement: every "
+            f"placement passes less often than the sentinel control {v1}",
             "the state block or the prompt shared by unified@3 derailing this model whatever the placement",
-            f"Whether the state block or the shared v3 prompt is responsible; {beyond}."),
+            f"That placement cannot be the remedy: the placements are not compared with one another here, so no "
+            f"difference between them is shown either way; whether the state block or the shared v3 prompt is "
+            f"responsible; {beyond}."),
         "not-reproduced-under-v3-prompt": Reading(
             f"none of {a}, {b}, {c} failed, but {v2} {f([v2])}", [(v2, a), (v2, b), (v2, c)],
             "the anomaly did not reproduce under unified@3; the changes its groups share (the prompt without v2's "

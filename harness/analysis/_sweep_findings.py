@@ -3,7 +3,10 @@
 Each model's run is its own experiment. A statement across models says on which models a group
 failed an anomaly stage and, for every model, the counts it rests on: the group's passes / n and
 the two-sided p (the plan's test) of the group against the plan's control group (``findings.controlGroup``,
-v1; the placement control A when the group is the control itself) *on that model*. "No group
+v1; the placement control A when the group is the control itself) *on that model*, with its p adjusted for
+the sweep's family (``_sweep_family``: every model's comparisons, held at α together) when the family holds
+that comparison; one it does not hold (A, B or C against v1 under ``placement-rates``) is a description, and
+claims no separability. "No group
 failed" names every group's n on that model; the within-model rules are listed with the
 comparisons (n and p) each rests on and whether its reading is shown at that n. Trials are
 never added up across models: a pooled rate would mix different models' behaviour into one
@@ -22,6 +25,7 @@ from harness.stats import ALPHA, DEFAULT_TEST, TITLES, TestName, p_text, verdict
 
 from ._comparisons import compare
 from ._evidence import pair_text
+from ._family import FamilyResult
 from ._models import Finding, StageStatus, _Tested
 
 RULES = "sweep"
@@ -64,8 +68,11 @@ class ModelEvidence(_Tested):
     comparatorN: int = 0
     pValue: float | None = Field(None, description="Group vs comparator on this model; null when either has n = 0.")
     test: TestName
-    separable: bool | None = Field(None, description="p < alpha; on the distinct answers when the model's repeats "
-                                                     "were one sample repeated (temperature 0).")
+    adjustedP: float | None = Field(None, description="The p adjusted for the sweep's family; null when the family "
+                                                      "does not hold the comparison, or under family none.")
+    separable: bool | None = Field(None, description="adjustedP < alpha (p < alpha under family none); on the distinct "
+                                                     "answers when the model's repeats were one sample repeated "
+                                                     "(temperature 0); null when not compared or outside the family.")
     clause: str
 
 
@@ -83,7 +90,7 @@ def _comparator(spec: FindingsSpec, group: str) -> str:
 
 
 def evidence(model: str, outcomes: ModelOutcomes, group: str, stage: str, comparator: str,
-             alpha: float = ALPHA, test: TestName = DEFAULT_TEST) -> ModelEvidence:
+             alpha: float = ALPHA, test: TestName = DEFAULT_TEST, family: FamilyResult | None = None) -> ModelEvidence:
     mine = outcomes.get(group, {}).get(stage)
     other = outcomes.get(comparator, {}).get(stage)
     base = {"model": model, "comparator": comparator, "status": mine.status if mine else None,
@@ -101,18 +108,22 @@ def evidence(model: str, outcomes: ModelOutcomes, group: str, stage: str, compar
         return ModelEvidence(**base, **counts, comparatorPasses=other.passes if other else 0,
                              comparatorN=other.n if other else 0, clause=f"{head}; not compared: {why}")
     both = None if mine.samples is None or other.samples is None else (mine.samples, other.samples)
-    c = compare(stage, group, (mine.passes, mine.n), comparator, (other.passes, other.n), alpha, test, both)
+    c = compare(stage, group, (mine.passes, mine.n), comparator, (other.passes, other.n), alpha, test, both,
+                None if family is None else family.view(model))
     assert c.pValue is not None
-    verdict = verdict_text(bool(c.separable), alpha)
+    verdict = ("outside the sweep's family: a description, no separability claimed" if c.separable is None
+               else verdict_text(c.separable, alpha, c.adjustedP is not None))
     clause = f"{head} vs {comparator} {other.passes}/{other.n}, {TITLES[test]} {p_text(c.pValue, alpha)}"
     if c.samplesP is not None:
         clause += (f" (identical repeats: on the distinct answers {c.groupSamples[0]}/{c.groupSamples[1]} vs "  # type: ignore[index]
                    f"{c.controlSamples[0]}/{c.controlSamples[1]}, {p_text(c.samplesP, alpha)})")  # type: ignore[index]
+    if c.adjustedP is not None:
+        clause += f", adjusted {p_text(c.adjustedP, alpha)}"
     clause += f", {verdict}"
     if other.status == "failed":
         clause += f" ({comparator} failed too on this model: a setup or model problem, no placement reading)"
     return ModelEvidence(**base, **counts, comparatorPasses=other.passes, comparatorN=other.n, pValue=c.pValue,
-                         separable=c.separable, clause=clause)
+                         adjustedP=c.adjustedP, separable=c.separable, clause=clause)
 
 
 def _counts(outcomes: ModelOutcomes, groups: Sequence[str], stage: str) -> str:
@@ -126,9 +137,9 @@ def _counts(outcomes: ModelOutcomes, groups: Sequence[str], stage: str) -> str:
 
 
 def _group_finding(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], group: str,
-                   stage: str, alpha: float, test: TestName) -> SweepFinding | None:
+                   stage: str, alpha: float, test: TestName, family: FamilyResult | None) -> SweepFinding | None:
     comparator = _comparator(spec, group)
-    rows = [evidence(m, o, group, stage, comparator, alpha, test) for m, o in per_model.items()]
+    rows = [evidence(m, o, group, stage, comparator, alpha, test, family) for m, o in per_model.items()]
     failed = [r for r in rows if r.status == "failed"]
     if not failed:
         return None
@@ -143,8 +154,12 @@ def _group_finding(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], g
         statement += " No verdict on " + "; ".join(
             f"{r.model} ({stage} {r.status or 'not run'}, n = {r.n})" for r in other) + "."
     unseparated = all(r.separable is not True for r in failed)
-    limits = (f"With these n no per-model comparison of {group} with {comparator} is separable (p ≥ {alpha:g}): "
-              "each failure is an observation, not a demonstrated difference. ") if unseparated else ""
+    held = any(r.separable is not None for r in failed)
+    limits = (f"With these n no per-model comparison of {group} with {comparator} is separable "
+              f"({'adjusted ' if any(r.adjustedP is not None for r in failed) else ''}p ≥ {alpha:g}): each failure "
+              "is an observation, not a demonstrated difference. " if held else
+              f"The comparisons of {group} with {comparator} are not in the sweep's family: they describe, and no "
+              "difference is claimed from them; each failure is an observation. ") if unseparated else ""
     return SweepFinding(
         rule=f"{RULES}/{'failed-on-every-model' if every else 'failed-on-some-models'}", stage=stage, group=group,
         statement=statement, perModel=rows,
@@ -153,7 +168,7 @@ def _group_finding(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], g
 
 
 def _stage_finding(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], groups: Sequence[str],
-                   stage: str, alpha: float, test: TestName) -> SweepFinding:
+                   stage: str, alpha: float, test: TestName, family: FamilyResult | None) -> SweepFinding:
     parts, evidence_rows = [], []
     clean: list[tuple[str, str]] = []
     undecided: list[tuple[str, str]] = []
@@ -161,7 +176,7 @@ def _stage_finding(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], g
         failed = [g for g in groups if (o := outcomes.get(g, {}).get(stage)) is not None and o.status == "failed"]
         taken = [g for g in groups if stage in outcomes.get(g, {})]
         if failed:
-            rows = [evidence(model, outcomes, g, stage, _comparator(spec, g), alpha, test) for g in failed]
+            rows = [evidence(model, outcomes, g, stage, _comparator(spec, g), alpha, test, family) for g in failed]
             evidence_rows += rows
             parts.append(f"on {model} {', '.join(failed)} failed (" + "; ".join(r.clause for r in rows) + ")")
         elif taken and all(outcomes[g][stage].status == "passed" for g in taken):
@@ -228,15 +243,17 @@ def _rules_finding(findings: Mapping[str, Sequence[Finding]], per_model: Mapping
 
 def cross_model_findings(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], groups: Sequence[str],
                          findings: Mapping[str, Sequence[Finding]], alpha: float = ALPHA,
-                         test: TestName = DEFAULT_TEST) -> list[SweepFinding]:
+                         test: TestName = DEFAULT_TEST, family: FamilyResult | None = None) -> list[SweepFinding]:
     """Per anomaly stage: what failed on which model, then each group that failed somewhere; last,
-    the within-model findings side by side. ``groups`` in plan order; ``findings``: model → its report's
-    findings (each with the comparisons it rests on); ``alpha``, ``test``: the plan's ``analysis``."""
+    the within-model findings side by side. ``groups`` in plan order; ``findings``: model → its findings
+    (each with the comparisons it rests on; ``_sweep_family.model_findings`` restates them with the sweep's
+    family); ``alpha``, ``test``: the plan's ``analysis``; ``family``: the sweep's (None: each comparison at α)."""
     out: list[SweepFinding] = []
     stages = [s for s in spec.anomalyStages if any(s in st for o in per_model.values() for st in o.values())]
     for stage in stages:
-        out.append(_stage_finding(spec, per_model, groups, stage, alpha, test))
-        out += [f for g in groups if (f := _group_finding(spec, per_model, g, stage, alpha, test)) is not None]
+        out.append(_stage_finding(spec, per_model, groups, stage, alpha, test, family))
+        out += [f for g in groups if (f := _group_finding(spec, per_model, g, stage, alpha, test, family))
+                is not None]
     if findings:
         out.append(_rules_finding(findings, per_model, groups, stages, alpha))
     return out

@@ -6,30 +6,39 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from harness.analysis import TITLES, DesignReview, boundary_text, format_p
+from harness.analysis import TITLES, DesignReview, PlannedComparison, boundary_text, format_p
 
 from ._app import plain
 
 
+def _crosses(c: PlannedComparison) -> str:
+    if c.gated:
+        return "after the others"
+    return "possible" if c.separablePossible else "[bold red]never[/]"
+
+
 def design_table(review: DesignReview) -> Table:
-    """Stage × comparison: n, smallest p, separable at α, the n a complete difference needs, power."""
+    """Stage × comparison of the plan's family: n, smallest p, the cut-off it is sized for and whether any
+    outcome crosses it, the n a complete difference needs, power (at the cut-off, and at α on its own)."""
     alpha = review.alpha
     table = Table(title=f"design: what each comparison can show (two-sided {TITLES[review.test]}, α = {alpha:g})",
                   title_justify="left")
     for name, justify in (("stage", "left"), ("comparison", "left"), ("n", "right"), ("smallest p", "right"),
-                          (f"separable at α {alpha:g}", "center"), ("n for a complete difference", "right")):
+                          ("cut-off", "right"), ("crossing", "center"), ("n for a complete difference", "right")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     if review.effect is not None:
         table.add_column(f"power ({review.effect.control:g} vs {review.effect.treatment:g})", justify="right")
+        table.add_column(f"alone at α {alpha:g}", justify="right")
         table.add_column(f"n for {review.targetPower:.0%}", justify="right")
     for c in review.comparisons:
         n = str(c.n) if c.n == c.otherN else f"{c.n} vs {c.otherN}"
-        row = [plain(c.stage), plain(f"{c.group} vs {c.other}"), n, format_p(c.smallestP, alpha),
-               "possible" if c.separablePossible else "[bold red]never[/]",
-               "—" if c.nSeparable is None else str(c.nSeparable)]
+        cutoff = "—" if c.cutoff is None else f"{c.cutoff:.3g}"
+        row = [plain(c.stage), plain(f"{c.group} vs {c.other}"), n, format_p(c.smallestP, alpha), cutoff,
+               _crosses(c), "—" if c.nSeparable is None else str(c.nSeparable)]
         if review.effect is not None:
-            row += ["—" if c.power is None else f"{c.power:.2f}", "not reached" if c.nForPower is None
-                    else str(c.nForPower)]
+            row += ["—" if c.power is None or c.gated else f"{c.power:.2f}",
+                    "—" if c.powerAlone is None else f"{c.powerAlone:.2f}",
+                    "not reached" if c.nForPower is None else str(c.nForPower)]
         table.add_row(*row)
     return table
 
@@ -54,6 +63,8 @@ def print_review(console: Console, review: DesignReview) -> None:
     if review.sequential:
         console.print(sequential_table(review))
     if review.comparisons:
+        if review.family is not None:
+            console.print(f"family: {plain(review.family.statement)}", soft_wrap=True, highlight=False)
         console.print(design_table(review))
     else:
         console.print("design: the plan makes no comparison (no anomaly stage with both groups of a pair)",

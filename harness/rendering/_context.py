@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from harness.analysis import TITLES, format_p, p_text, verdict_text
+from harness.analysis import TITLES, adjusted_text, format_p, verdict_text
 from harness.results import unknown_usd
 
 from ._data import SEGMENTS, group_ids, repeat_totals, segment_table, token_totals
@@ -76,9 +76,11 @@ def headline(report: dict[str, Any]) -> dict[str, Any]:
         if stages:
             failing.append({"group": g["id"], "label": g.get("label") or g["id"], "stages": stages})
     alpha = report_alpha(report)
-    comps = [c for c in report.get("comparisons", []) if _p(c) is not None]
+    comps = [c for c in report.get("comparisons", []) if _p(c) is not None and c.get("separable") is not None]
     test = report_test(report)
     apart = [c for c in comps if c.get("separable")]
+    adjusted = any(c.get("adjustedP") is not None for c in comps)
+    held = " in the family of claims" if adjusted else ""
     ns = sorted({int(c["groupN"]) for c in comps} | {int(c["controlN"]) for c in comps})
     n_text = "n=" + "/".join(str(n) for n in ns) if ns else "this n"
     if not comps:
@@ -86,12 +88,13 @@ def headline(report: dict[str, Any]) -> dict[str, Any]:
     elif not apart:
         control = comps[0].get("control", "")
         separation = (f"Not separable at this n: at {n_text} trials per group and stage, none of the "
-                      f"{len(comps)} comparisons with the placement control {control} separates the groups "
-                      f"(two-sided {test} p ≥ {alpha:g}, on the distinct answers where identical repeats are one "
-                      "sample).")
+                      f"{len(comps)} comparisons with the placement control {control}{held} separates the groups "
+                      f"(two-sided {test} {'adjusted ' if adjusted else ''}p ≥ {alpha:g}, on the distinct answers "
+                      "where identical repeats are one sample).")
     else:
-        separation = "Separable at this n: " + "; ".join(f"{c['group']} vs {c['control']} in {c['stage']} "
-                                                         f"({test} {p_text(_p(c), alpha)})" for c in apart) + "."
+        separation = "Separable at this n: " + "; ".join(
+            f"{c['group']} vs {c['control']} in {c['stage']} ({test} {adjusted_text(_p(c), c.get('adjustedP'), alpha)})"
+            for c in apart) + "."
         repeated = _repeated(report, apart)
         if repeated:
             separation += (f" But the repeats behind {'it' if len(apart) == 1 else 'them'} are identical answers "
@@ -114,7 +117,21 @@ def headline(report: dict[str, Any]) -> dict[str, Any]:
             "maintainer": model.get("maintainer"), "status": report.get("status"),
             "stopReason": report.get("stopReason"), "stopDetail": report.get("stopDetail"), "failing": failing,
             "separation": separation, "budget": rows, "notApplicable": not_applicable,
-            "prices": prices(report), "findings": report.get("findings", [])}
+            "prices": prices(report), "findings": report.get("findings", []),
+            "family": family_line(report)}
+
+
+def family_line(report: dict[str, Any]) -> str | None:
+    """``p-values adjusted for 4 comparisons (exact closed test); …``: said once, where the findings are (null for a
+    report written before the family)."""
+    family = report.get("family")
+    if not family:
+        return None
+    line = f"p-values {family['statement']}"
+    if family.get("cutoff") is not None and family.get("size") is not None and family.get("name") != "none":
+        line += (f"; first-step cut-off {family['cutoff']:.3g}, family-wise size "
+                 f"{'' if family.get('exact') else 'at most '}{family['size']:.3g} ≤ α = {family['alpha']:g}")
+    return line + "."
 
 
 def _repeated(report: dict[str, Any], compared: list[dict[str, Any]]) -> list[str]:
@@ -187,9 +204,10 @@ def comparisons(report: dict[str, Any]) -> list[dict[str, Any]]:
                     "controlWilson": _interval(c.get("controlWilson95")),
                     "p": "—" if _p(c) is None else format_p(_p(c), alpha)
                     + ("" if c.get("samplesP") is None else f" (distinct answers: {format_p(c['samplesP'], alpha)})"),
+                    "adjusted": "—" if c.get("adjustedP") is None else format_p(c["adjustedP"], alpha),
                     "test": TITLES.get(c.get("test") or "fisher", "Fisher"),
-                    "verdict": "not compared" if sep is None else
-                    (verdict_text(True, alpha) if sep else verdict_text(False))})
+                    "verdict": "not compared" if _p(c) is None else "outside the family: a description" if sep is None
+                    else (verdict_text(True, alpha, c.get("adjustedP") is not None) if sep else verdict_text(False))})
     return out
 
 

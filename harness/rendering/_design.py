@@ -29,12 +29,16 @@ def _review(review: dict[str, Any]) -> dict[str, Any]:
     rows = [{"stage": c["stage"], "comparison": f"{c['group']} vs {c['other']}",
              "n": str(c["n"]) if c["n"] == c["otherN"] else f"{c['n']} vs {c['otherN']}",
              "smallest": format_p(c["smallestP"], alpha),
-             "separable": "possible" if c["separablePossible"] else "never",
+             "cutoff": "—" if c.get("cutoff") is None else f"{c['cutoff']:.3g}",
+             "separable": "after the others" if c.get("gated") else "possible" if c["separablePossible"] else "never",
              "nSeparable": "—" if c.get("nSeparable") is None else c["nSeparable"],
-             "power": "—" if c.get("power") is None else f"{c['power']:.2f}",
+             "power": "—" if c.get("power") is None or c.get("gated") else f"{c['power']:.2f}",
+             "powerAlone": "—" if c.get("powerAlone") is None else f"{c['powerAlone']:.2f}",
              "nForPower": "—" if c.get("nForPower") is None else c["nForPower"]} for c in review.get("comparisons", [])]
     effect = review.get("effect")
+    family = review.get("family")
     return {"alpha": f"{alpha:g}", "rows": rows, "findings": review.get("findings", []),
+            "family": None if family is None else family.get("statement"),
             "test": TITLES.get(review.get("test") or "fisher", "Fisher"),
             "effect": None if effect is None else f"{effect['control']:g} vs {effect['treatment']:g}",
             "target": f"{float(review.get('targetPower', 0.8)):.0%}"}

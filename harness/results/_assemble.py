@@ -11,6 +11,7 @@ from harness.analysis import (
     BaselineComparison,
     ConversationOutcome,
     SequentialResult,
+    build_family,
     compare_with_baseline,
     compare_with_control,
     derive_findings,
@@ -173,13 +174,18 @@ def build_report(exp: RunView, request: Any, experiment_id: str, status: str, st
     temperature = plan.models.sampling.temperature  # sampled repeats are independent draws (caveat if not)
     independent = None if temperature is not None and temperature > 0 else {
         g: {st: samples(exp, g, st) for st in per} for g, per in all_counts.items()}
+    a = plan.analysis  # one family for every claim of difference in the report, held at alpha together
+    family = build_family(spec, {None: all_counts}, alpha, test, a.family, a.familyMethod, {None: independent})
+    as_counts = family if independent is None else build_family(spec, {None: all_counts}, alpha, test, a.family,
+                                                                a.familyMethod)
     if spec.rules == "placement-rates":  # sampled repeats without gating: rates, not pass^k
         findings = derive_rate_findings(spec, all_counts, outcomes, model_kind=kind,  # type: ignore[arg-type]
-                                        maintenance_ran=ran, alpha=alpha, test=test, samples=independent)
+                                        maintenance_ran=ran, alpha=alpha, test=test, samples=independent,
+                                        family=family)
     else:
         findings = derive_findings(spec, outcomes, counts=all_counts, maintenance_ran=ran, samples=independent,
                                    model_kind=kind, baseline_maintenance_ran=baseline_ran,  # type: ignore[arg-type]
-                                   alpha=alpha, test=test)
+                                   alpha=alpha, test=test, family=family, as_counts=as_counts)
     differences = group_differences(exp, preflight)
     confounds = {d.group: " ".join(w.summary for w in d.wire if wire_beyond(findings_role(spec, d.group), w))
                  for d in differences}
@@ -187,7 +193,7 @@ def build_report(exp: RunView, request: Any, experiment_id: str, status: str, st
         findings.findings, spec, {g: text for g, text in confounds.items() if text})})
     comparisons = list(compare_with_control(
         all_counts, spec.placementControl, [st.id for st in plan.stages], group_ids, alpha=alpha, test=test,
-        samples=independent))
+        samples=independent, family=family))
     sequential = sequential_results(exp)
     baseline: list[BaselineComparison] = []
     if spec.baselineGroup and spec.baselineStage:
@@ -240,7 +246,7 @@ def build_report(exp: RunView, request: Any, experiment_id: str, status: str, st
                         maintainerNotSent={u.name: u.why for u in exp.agent_calls.maintainer_unsent}),
         budget=budget,
         groups=groups,
-        comparisons=comparisons, baselineComparisons=baseline, caveats=caveats,
+        comparisons=comparisons, family=family.summary, baselineComparisons=baseline, caveats=caveats,
         findings=[*findings.findings, *(sequential_finding(r, outcomes, _one_sample(exp, r, independent))
                                         for r in sequential)],
         expectations=evaluate(plan, list(getattr(request, "expect", [])), exp.outcomes), overrides=overrides,

@@ -17,6 +17,7 @@ from harness.analysis import (
     Comparison,
     DesignReview,
     FailureMode,
+    FamilySummary,
     Finding,
     ModelKind,
     SequentialResult,
@@ -330,6 +331,10 @@ class Report(_Model):
     budget: BudgetReport
     groups: list[GroupReport] = Field(default_factory=list)
     comparisons: list[Comparison] = Field(default_factory=list)
+    family: FamilySummary | None = Field(
+        None, description="The family of comparisons the findings' claims of difference are held in at alpha together "
+                          "(analysis.family), how (method), how many, and its first-step cut-off and family-wise "
+                          "size; null in reports written before the family.")
     baselineComparisons: list[BaselineComparison] = Field(default_factory=list)
     findings: list[Finding] = Field(default_factory=list)
     caveats: list[str] = Field(default_factory=list)

@@ -17,7 +17,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from harness.analysis import ModelKind, StageOutcome, StageStatus, SweepFinding, cross_model_findings
+from harness.analysis import (
+    FamilySummary,
+    ModelKind,
+    StageOutcome,
+    StageStatus,
+    SweepFinding,
+    cross_model_findings,
+    model_findings,
+    sweep_family,
+)
 from harness.plan import BudgetSpec, Plan
 
 from ._json import ReportError, write_json_atomic
@@ -91,6 +100,9 @@ class SweepReport(_Model):
     models: list[SweepModelRun]
     table: list[SweepCell] = Field(default_factory=list)
     findings: list[SweepFinding] = Field(default_factory=list)
+    family: FamilySummary | None = Field(
+        None, description="The sweep's family: every model's comparisons held at alpha together (null in sweeps "
+                          "written before the family).")
     caveats: list[str] = Field(default_factory=list)
 
 
@@ -156,11 +168,17 @@ def outcomes_of(report: Report) -> dict[str, dict[str, StageOutcome]]:
                    for s in g.stages} for g in report.groups}
 
 
-def sweep_findings(plan: Plan, reports: Mapping[str, Report]) -> list[SweepFinding]:
+def sweep_findings(plan: Plan, reports: Mapping[str, Report]) -> tuple[list[SweepFinding], FamilySummary]:
+    """The findings across models, every claim of difference held in the sweep's family (every model's
+    comparisons together), and that family's description."""
+    a, spec = plan.analysis, plan.findings
     per_model = {model: outcomes_of(r) for model, r in reports.items()}
-    findings = {model: list(r.findings) for model, r in reports.items()}
-    return cross_model_findings(plan.findings, per_model, [g.id for g in plan.groups], findings,
-                                alpha=plan.analysis.alpha, test=plan.analysis.test)
+    families = sweep_family(spec, per_model, a.alpha, a.test, a.family, a.familyMethod)
+    findings = {model: model_findings(spec, model, per_model[model], families, a.alpha, a.test, r.findings)
+                for model, r in reports.items()}
+    found = cross_model_findings(spec, per_model, [g.id for g in plan.groups], findings, alpha=a.alpha, test=a.test,
+                                 family=families[0])
+    return found, families[0].summary
 
 
 def sweep_caveats(sweep: SweepReport, reports: Mapping[str, Report]) -> list[str]:

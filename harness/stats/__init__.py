@@ -10,6 +10,7 @@ from ._pvalues import DEFAULT_TEST, TESTS, TITLES, TestName, fisher_p, fisher_p_
 from ._reliability import (
     ALPHA,
     Z_95,
+    adjusted_text,
     format_p,
     p_text,
     pass_hat_k,
@@ -25,7 +26,7 @@ from ._supremum import supremum
 __all__ = [
     "ALPHA", "DEFAULT_TEST", "MAX_N", "SPENDING", "TARGET_POWER", "TESTS", "TITLES", "Z_95",
     "FAMILY_METHODS", "METHOD_TITLES", "Block", "FamilyMethod", "Figures", "FirstStep", "Spending", "TestName",
-    "adjusted", "first_step",
+    "adjusted", "adjusted_text", "first_step",
     "calibrated", "complete_difference_p", "fisher_p", "fisher_p_grid", "format_p", "look_alphas", "n_for_power",
     "n_separable", "operating", "p_grid", "p_text", "p_value", "pass_hat_k", "pass_hat_ks", "power", "rejected",
     "separable", "sequential_figures", "smallest_p", "spent", "supremum", "verdict_text", "wilson_interval",

@@ -120,7 +120,7 @@ class _Larger(SizeCurve):
         self._pair = (a, b)
         self.exact = a.exact and b.exact
 
-    def at_many(self, ms: np.ndarray) -> np.ndarray:  # type: ignore[override]
+    def at_many(self, ms: np.ndarray) -> np.ndarray:
         a, b = self._pair
         return np.maximum(a.at_many(ms), b.at_many(ms))
 

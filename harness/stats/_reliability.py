@@ -64,9 +64,15 @@ def separable(p_value: float, alpha: float = ALPHA) -> bool:
     return p_value < alpha
 
 
-def verdict_text(apart: bool, alpha: float = ALPHA) -> str:
-    """``separable (p < 0.05)`` / ``not separable at this n``: how every comparison words its p."""
-    return f"separable (p < {alpha:g})" if apart else "not separable at this n"
+def verdict_text(apart: bool, alpha: float = ALPHA, adjusted: bool = False) -> str:
+    """``separable (p < 0.05)`` / ``separable (adjusted p < 0.05)`` / ``not separable at this n``: how every
+    comparison words its verdict, on the p it was decided on."""
+    return f"separable ({'adjusted ' if adjusted else ''}p < {alpha:g})" if apart else "not separable at this n"
+
+
+def adjusted_text(p_value: float, adjusted: float | None, alpha: float = ALPHA) -> str:
+    """``p = 0.012, adjusted p = 0.024``: a p and, when the comparison is in an adjusted family, its adjusted p."""
+    return p_text(p_value, alpha) + ("" if adjusted is None else f", adjusted {p_text(adjusted, alpha)}")
 
 
 def _check_counts(passes: int, n: int) -> None:

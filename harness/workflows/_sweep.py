@@ -253,7 +253,7 @@ class Sweep:
                 reports[e.model] = read_report(self.run_dir(e.model) / "report.json")
         plan = self.request.base.plan
         self.report.table = sweep_table(reports)
-        self.report.findings = sweep_findings(plan, reports)
+        self.report.findings, self.report.family = sweep_findings(plan, reports)
         self.report.caveats = sweep_caveats(self.report, reports)
         self.report.status = "stopped" if stop_reason or any(e.status != "completed" for e in self.report.models) \
             else "completed"
