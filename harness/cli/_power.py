@@ -20,6 +20,8 @@ ALPHA, TARGET_POWER, MAX_N = 0.05, 0.8, 200
 
 LARGEST_N = 1000
 """The largest --max-n: the search enumerates (n + 1)² outcomes at every n up to it."""
+LARGEST_FAMILY = 10
+"""The largest --comparisons: beyond two or three the star is held by Bonferroni, and ten covers every plan."""
 LARGEST_LOOK = 100
 """The largest look of --looks: every outcome of every look is enumerated."""
 
@@ -32,6 +34,47 @@ def _rows(control: float, treatment: float, alpha: float, around: int, max_n: in
     low, high = max(1, around - 3), min(max_n, around + 3)
     return [{"n": n, "power": power(control, treatment, n, n, alpha, test), "smallestP": smallest_p(n, n, test)}
             for n in range(low, high + 1)]
+
+
+def _family(control: float, treatment: float, alpha: float, target: float, max_n: int, test: TestName,
+            comparisons: int, as_json: bool) -> None:
+    """K comparisons against one control held at α together: the n per group for the target power at the family's
+    first-step cut-off, and a table around it with the cut-off, the family-wise size and the power alone."""
+    from harness.analysis import TITLES, power, smallest_p
+    from harness.stats import star_n_for_power, star_step
+
+    n = star_n_for_power(control, treatment, comparisons, alpha, target, max_n, test)
+    around = max_n if n is None else n
+    rows = []
+    for m in range(max(1, around - 3), min(max_n, around + 3) + 1):
+        step = star_step(m, comparisons, alpha, test)
+        rows.append({"n": m, "cutoff": step.cutoff, "familySize": step.size, "exact": step.exact,
+                     "power": power(control, treatment, m, m, step.cutoff, test),
+                     "powerAlone": power(control, treatment, m, m, alpha, test), "smallestP": smallest_p(m, m, test)})
+    if as_json:
+        print_json({"control": control, "treatment": treatment, "alpha": alpha, "test": test, "targetPower": target,
+                    "comparisons": comparisons, "maxN": max_n, "n": n, "table": rows})
+        return
+    console = Console(emoji=False)
+    said = (f"n = {n} per group reaches power {target:g}" if n is not None
+            else f"no n up to {max_n} per group reaches power {target:g} (raise --max-n, or expect a larger effect)")
+    console.print(f"control {control:g} vs treatment {treatment:g}, two-sided {TITLES[test]} exact, {comparisons} "
+                  f"comparisons against one control held at α = {alpha:g} together (exact closed test): {said}",
+                  markup=False, soft_wrap=True)
+    table = Table(title="exact power by n at the family's first-step cut-off", title_justify="left")
+    for name in ("n per group", "cut-off", "family-wise size", "power", "alone at α", "smallest p"):
+        table.add_column(name, justify="right")
+    for row in rows:
+        mark = " ←" if row["n"] == n else ""
+        size = f"{row['familySize']:.4f}" + ("" if row["exact"] else " (at most)")
+        table.add_row(f"{row['n']}{mark}", f"{row['cutoff']:.4g}", size, f"{row['power']:.3f}",
+                      f"{row['powerAlone']:.3f}", f"{row['smallestP']:.3g}")
+    console.print(table)
+    console.print("a comparison whose p is below the cut-off is separable whatever the other comparisons show; the "
+                  "family-wise size is the exact chance that any of them crosses it when no group differs, maximised "
+                  "over the common pass rate; the power is that of crossing the cut-off with the other groups at the "
+                  "control's rate, a lower bound: the closed test can also call it separable after another comparison "
+                  "is", markup=False, soft_wrap=True)
 
 
 def _check(name: str, value: float, low: float, high: float, inclusive: bool) -> None:
@@ -121,8 +164,12 @@ def power_cmd(
                                      "after these repeats per group (the last is its repeats), e.g. 4,8,12,16,20."),
     spending: str = typer.Option("obrien-fleming", "--spending", metavar="FUNCTION",
                                  help="With --looks: obrien-fleming (the default) or pocock α spending."),
+    comparisons: int = typer.Option(1, "--comparisons", metavar="K", help="The comparisons against one control held "
+                                    "at alpha together (e.g. 2: B vs A and C vs A): the n per group for the adjusted "
+                                    "test's power."),
     plan_path: str | None = typer.Option(None, "--plan", metavar="PLAN", help="Review this plan's comparisons "
-                                         "and sequential stages instead (its analysis: test, alpha, effect)."),
+                                         "and sequential stages instead (its analysis: test, alpha, effect, "
+                                         "family)."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """The n per group at which a two-sided exact test (p < alpha) separates pass rates P0 and P1 with the
@@ -133,13 +180,18 @@ def power_cmd(
     Fisher's: 0.9 vs 0.3 needs n = 10 per group for 80% power, Fisher's test 12); --test fisher uses
     Fisher's exact test.
 
+    --comparisons K sizes K comparisons against one control held at alpha together (the family's exact closed
+    test): the n per group at which one of them crosses the family's first-step cut-off with the given power,
+    with the cut-off and the family-wise size by n (0.9 vs 0.3: 10 per group alone, 11 for two comparisons).
+
     --looks 4,8,12,16,20 [--spending pocock] sizes a sequential design instead: the thresholds calibrated
     exactly at each look, the design's exact size, its exact power at P0 vs P1 and the repeats per group it
     runs on average.
 
-    --plan PLAN prints that plan's design review instead: each planned comparison's smallest p, whether it
-    can be separable, the n a complete difference needs and, with analysis.effect, its power; each
-    sequential stage's calibrated design, exact size, power and expected repeats."""
+    --plan PLAN prints that plan's design review instead: its family's first-step cut-off and family-wise size,
+    each comparison's smallest p, whether it can cross the cut-off, the n a complete difference needs and, with
+    analysis.effect, its power (and alone at alpha); each sequential stage's calibrated design, exact size, power
+    and expected repeats."""
     from harness.analysis import SPENDING, TESTS, TITLES, n_for_power
 
     chosen = None if test is None else cast("TestName", _choice("test", test, TESTS))
@@ -159,9 +211,14 @@ def power_cmd(
         return
     if not 1 <= max_n <= LARGEST_N:
         fail(f"--max-n {max_n}: must be between 1 and {LARGEST_N}")
+    if not 1 <= comparisons <= LARGEST_FAMILY:
+        fail(f"--comparisons {comparisons}: must be between 1 and {LARGEST_FAMILY}")
     if control == treatment:
         fail(f"--control and --treatment are both {control:g}: there is no difference to find; the test then "
              f"rejects at most alpha ({alpha:g}) of the time at any n, so no n reaches power {target:g}")
+    if comparisons > 1:
+        _family(control, treatment, alpha, target, max_n, test_name, comparisons, as_json)
+        return
     n = n_for_power(control, treatment, alpha, target, max_n, test_name)
     rows = _rows(control, treatment, alpha, max_n if n is None else n, max_n, test_name)
     if as_json:

@@ -126,6 +126,8 @@ class ComparisonRow(_Row):
     alpha: float
     threshold: float | None = None
     separable: bool | None
+    adjusted_p: float | None = None
+    family: str | None = None
 
 
 ROW_MODELS: dict[str, type[_Row]] = {

@@ -115,6 +115,15 @@ def m008_comparison_tests(con: duckdb.DuckDBPyConnection) -> None:
     """)
 
 
+def m009_comparison_family(con: duckdb.DuckDBPyConnection) -> None:
+    """``comparisons.adjusted_p``: the p adjusted for the report's family of comparisons (null outside the family,
+    under family none, for a sequential look and for experiments recorded before); ``comparisons.family``: the
+    family it was judged in (findings, none; null outside any and before). ``separable`` is decided on
+    ``adjusted_p`` where there is one."""
+    con.execute("ALTER TABLE comparisons ADD COLUMN adjusted_p DOUBLE")
+    con.execute("ALTER TABLE comparisons ADD COLUMN family VARCHAR")
+
+
 Migration = tuple[str, Callable[[duckdb.DuckDBPyConnection], None]]
 
 MIGRATIONS: list[Migration] = [
@@ -126,6 +135,7 @@ MIGRATIONS: list[Migration] = [
     ("m006_failed_attempts", m006_failed_attempts),
     ("m007_reasoning_and_cache_writes", m007_reasoning_and_cache_writes),
     ("m008_comparison_tests", m008_comparison_tests),
+    ("m009_comparison_family", m009_comparison_family),
 ]
 
 TABLES: tuple[str, ...] = ("experiments", "trials", "runs", "llm_calls", "request_segments", "tool_calls", "checks",

@@ -30,7 +30,8 @@ def comparison_rows(report: Report) -> list[ComparisonRow]:
         samples_n=c.groupSamples[1] if c.groupSamples else None,
         other_samples_passes=c.controlSamples[0] if c.controlSamples else None,
         other_samples_n=c.controlSamples[1] if c.controlSamples else None,
-        p_value=c.pValue, samples_p_value=c.samplesP, test=c.test, alpha=alpha, separable=c.separable)
+        p_value=c.pValue, samples_p_value=c.samplesP, test=c.test, alpha=alpha, separable=c.separable,
+        adjusted_p=c.adjustedP, family=c.family)
         for c in report.comparisons]
     for result in report.sequential or []:
         d = result.design

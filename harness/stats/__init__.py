@@ -5,6 +5,7 @@ family of comparisons held at α together (the exact closed test, Holm's adjustm
 Imports nothing of the harness; scipy only inside the functions that need it."""
 
 from ._family import FAMILY_METHODS, METHOD_TITLES, Block, FamilyMethod, FirstStep, adjusted, first_step
+from ._family_power import star_n_for_power, star_power, star_step
 from ._power import MAX_N, TARGET_POWER, complete_difference_p, n_for_power, n_separable, power, smallest_p
 from ._pvalues import DEFAULT_TEST, TESTS, TITLES, TestName, fisher_p, fisher_p_grid, p_grid, p_value, rejected
 from ._reliability import (
@@ -26,7 +27,7 @@ from ._supremum import supremum
 __all__ = [
     "ALPHA", "DEFAULT_TEST", "MAX_N", "SPENDING", "TARGET_POWER", "TESTS", "TITLES", "Z_95",
     "FAMILY_METHODS", "METHOD_TITLES", "Block", "FamilyMethod", "Figures", "FirstStep", "Spending", "TestName",
-    "adjusted", "adjusted_text", "first_step",
+    "adjusted", "adjusted_text", "first_step", "star_n_for_power", "star_power", "star_step",
     "calibrated", "complete_difference_p", "fisher_p", "fisher_p_grid", "format_p", "look_alphas", "n_for_power",
     "n_separable", "operating", "p_grid", "p_text", "p_value", "pass_hat_k", "pass_hat_ks", "power", "rejected",
     "separable", "sequential_figures", "smallest_p", "spent", "supremum", "verdict_text", "wilson_interval",

@@ -205,7 +205,10 @@ def first_step(blocks: Sequence[Block], alpha: float, method: FamilyMethod = "ex
         below = levels[levels < alpha / count]
         ell = float(below.max()) if len(below) else None
         size = float(family(np.array([ell]))[0]) if ell is not None else 0.0
-        return FirstStep(_midpoint(levels, ell), size, exact, count)
+        return FirstStep(_midpoint(levels, ell, alpha), size, exact, count)
+    levels = levels[levels < alpha]  # a comparison is never separable at p ≥ α, whatever its size
+    if not len(levels):
+        return FirstStep(alpha, 0.0, exact, count)
     low, high = -1, len(levels)  # family(levels[low]) < alpha (-1: none known), family(levels[high]) >= alpha
     while high - low > 1:
         picks = np.unique(np.linspace(low + 1, high - 1, min(16, high - low - 1)).round().astype(int))
@@ -216,12 +219,13 @@ def first_step(blocks: Sequence[Block], alpha: float, method: FamilyMethod = "ex
         high = min(high, int(above.min())) if len(above) else high
     ell = float(levels[low]) if low >= 0 else None
     size = float(family(np.array([ell]))[0]) if ell is not None else 0.0
-    return FirstStep(_midpoint(levels, ell), size, exact, count)
+    return FirstStep(_midpoint(levels, ell, alpha), size, exact, count)
 
 
-def _midpoint(levels: np.ndarray, ell: float | None) -> float:
-    """Halfway between ``ell`` (None: below every level) and the next level above it."""
+def _midpoint(levels: np.ndarray, ell: float | None, alpha: float) -> float:
+    """Halfway between ``ell`` (None: below every level) and the next level above it, or α if that is nearer: so
+    the cut-off lies strictly between the p-values that cross and those that do not, and below α."""
     if ell is None:
-        return float(levels[0]) / 2
+        return float(levels[0]) / 2 if len(levels) else alpha
     above = levels[levels > ell]
-    return (ell + float(above[0])) / 2 if len(above) else (ell + 1.0) / 2
+    return (ell + min(float(above[0]), alpha)) / 2 if len(above) else (ell + alpha) / 2
