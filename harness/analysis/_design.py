@@ -49,7 +49,7 @@ def _separability(plan: Plan, stage: str, found: list[PlannedComparison]) -> Des
         return None
     alpha, test, c = plan.analysis.alpha, plan.analysis.test, blocked[0]
     at = f"at n = {c.n} per group" if c.n == c.otherN else f"at n = {c.n} vs {c.otherN}"
-    adjusted = c.cutoff is not None and c.cutoff != alpha
+    adjusted = plan.analysis.family != "none" and c.cutoff is not None
     complete = (f"a complete difference crosses it at n = {c.nSeparable} per group ({c.nSeparable}/{c.nSeparable} "
                 f"vs 0/{c.nSeparable}: p = {format_p(complete_difference_p(c.nSeparable, test=test), alpha)})"
                 if c.nSeparable is not None else f"no n up to {MAX_N} per group makes a complete difference cross it")
@@ -61,8 +61,8 @@ def _separability(plan: Plan, stage: str, found: list[PlannedComparison]) -> Des
         statement=f"{stage}: {at} {_names(blocked)} cannot cross {where}, whatever the model does: the smallest "
                   f"two-sided {TITLES[test]} p any outcome can reach is {format_p(c.smallestP, alpha)} ({c.n}/{c.n} "
                   f"vs 0/{c.otherN}), even with sampled repeats; {complete}"
-                  + (" (another comparison of the family being separable first can still lower the bar to α)."
-                     if adjusted and c.smallestP < alpha else "."),
+                  + (" (once another comparison of the family is separable, the closed test can still call it "
+                     "separable at a p up to α)." if adjusted and c.smallestP < alpha else "."),
         fix=(f"raise the repeats of {stage} to at least {c.nSeparable}" if c.nSeparable is not None
              else "raise analysis.alpha") + (" (or to the n the expected effect needs, below)"
                                              if plan.analysis.effect is not None else ""))
@@ -78,10 +78,11 @@ def _power_finding(plan: Plan, stage: str, found: list[PlannedComparison]) -> De
     c = weak[0]
     need = (f"{a.power:.0%} power needs n = {c.nForPower} per group" if c.nForPower is not None
             else f"no n up to {MAX_N} per group reaches {a.power:.0%} power")
-    alone = "" if c.powerAlone is None or c.cutoff == a.alpha else (
+    adjusted = a.family != "none" and c.cutoff is not None
+    alone = "" if c.powerAlone is None or not adjusted else (
         f"; tested at α on its own it would be {c.powerAlone:.2f}, and n = {c.nForPowerAlone} per group would reach "
         f"{a.power:.0%}" if c.nForPowerAlone is not None else f"; at α on its own {c.powerAlone:.2f}")
-    at = "" if c.cutoff is None or c.cutoff == a.alpha else f", crossing the family's cut-off {c.cutoff:.3g}"
+    at = f", crossing the family's cut-off {c.cutoff:.3g}" if adjusted else ""
     return DesignFinding(
         kind="underpowered", problem=True, stage=stage, groups=sorted({g for x in weak for g in (x.group, x.other)}),
         statement=f"{stage}: with the expected effect (control {a.effect.control:g}, treatment {a.effect.treatment:g}) "

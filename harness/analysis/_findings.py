@@ -3,10 +3,12 @@
 A pure function of the groups' outcomes and counts in the anomaly stages. Every sentence names the n
 and the two-sided p it rests on, with its test (``analysis.test``; ``_evidence``), and words its claim
 by them (X-41): a rule's reading ("the trailing assistant placement is implicated") is stated only when
-every difference it claims is separable (p < α, the plan's ``analysis.alpha``, 0.05 by default); otherwise the sentence
-says what happened in these trials and that it is consistent with the reading, not shown at this n
-(``Finding.shown``); repeats that are one sample repeated (identical answers at temperature 0) count
-as the distinct answers they are. The sentinel sentence is made only for stages in which the
+every difference it claims is separable (its p adjusted for the report's family of comparisons below α, the
+plan's ``analysis.alpha``, 0.05 by default; ``_family``); otherwise the sentence says what happened in these
+trials and that it is consistent with the reading, not shown at this n (``Finding.shown``); repeats that are
+one sample repeated (identical answers at temperature 0) count as the distinct answers they are: the clauses a
+finding rests on are the counts' (adjusted as if the repeats were draws), and whether a reading is shown is
+decided on the independent samples'. The sentinel sentence is made only for stages in which the
 sentinel has a verdict and the control passed, otherwise it says the sentinel's result is not
 interpretable; a stage without any trial with a verdict is never described as passed or failed. F(g)
 means "g failed an anomaly stage" (status ``failed``). ``inconclusive``, ``not_reached`` and
@@ -82,11 +84,11 @@ class _Context:
 
     def evidence(self, pairs: Sequence[tuple[str, str]], stages: Sequence[str] | None = None) -> str:
         return evidence_text(self.stages if stages is None else stages, pairs, self.counts, self.alpha, self.test,
-                             self.family)
+                             self.as_counts)
 
     def rests(self, pairs: Sequence[tuple[str, str]], stages: Sequence[str] | None = None) -> list[PairEvidence]:
         return comparisons(self.stages if stages is None else stages, pairs, self.counts, self.alpha, self.test,
-                           self.family)
+                           self.as_counts)
 
     def rates(self, groups: Sequence[str]) -> str:
         """``simple: A 3/3, B 3/3 | tool_continuation: …``: the n of each group in each stage it has a verdict."""

@@ -104,8 +104,10 @@ def _between(b: str, c: str, got: Mapping[str, Counts | None], alpha: float, tes
         return ""
     if verdict == "same":
         return f"; which of {b} and {c} helps more is not shown ({text})"
-    better, worse = (b, c) if verdict == "better" else (c, b)
-    return f"; {better} helps more than {worse} ({text})"
+    if verdict == "worse":  # said the right way round: the better placement first
+        _, text = _versus(c, got[c], b, got[b], alpha, test, family, samples, stage)
+        b, c = c, b
+    return f"; {b} helps more than {c} ({text})"
 
 
 def _placements(spec: FindingsSpec, stage: str, got: Mapping[str, Counts | None], alpha: float, test: TestName,

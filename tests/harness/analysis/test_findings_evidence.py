@@ -1,6 +1,8 @@
-"""Every finding sentence names its n and its p with the test's name; the sentinel sentence only where the
-control passed the stage; no sentence about a stage without trials (X-40, X-41). Worded here with Fisher's
-test, under which nothing at n = 3 is separable; Boschloo's (the default) in test_boschloo_findings.py."""
+"""Every finding sentence names its n and its p with the test's name, and the p adjusted for the report's family
+of comparisons (every pair of the five groups in each anomaly stage under placement-v3: twenty in the fixed
+plan); the sentinel sentence only where the control passed the stage; no sentence about a stage without trials
+(X-40, X-41). Worded here with Fisher's test, under which nothing at n = 3 is separable; Boschloo's (the
+default) in test_boschloo_findings.py."""
 
 from __future__ import annotations
 
@@ -19,9 +21,10 @@ P = re.compile(r"Fisher p (= [01]\.\d+|< 0\.001)")
 Counts = dict[str, dict[str, tuple[int, int]]]
 
 
-def finding(o: dict[str, dict[str, str]], counts: Counts | None = None):  # type: ignore[no-untyped-def]
+def finding(o: dict[str, dict[str, str]], counts: Counts | None = None,  # type: ignore[no-untyped-def]
+            family: str = "findings"):
     return derive_findings(SPEC, o, counts=counts or counts_of(o), maintenance_ran=True, test="fisher",
-                           model_kind="real").findings[0]
+                           model_kind="real", family=family).findings[0]  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("o", [
@@ -42,25 +45,33 @@ def test_every_statement_names_n_and_fisher_p(o: dict[str, dict[str, str]]) -> N
 
 def test_the_brief_example_reads_with_counts_and_p() -> None:
     f = finding(outcomes({"A"}))
-    assert "simple: A 0/3 vs B 3/3, Fisher p = 0.10, not separable at this n" in f.statement
+    assert re.search(r"simple: A 0/3 vs B 3/3, Fisher p = 0\.10, adjusted p = 0\.\d+, not separable at this n",
+                     f.statement)
+    assert all(c.pValue <= c.adjustedP and c.family == "findings" for c in f.restsOn)  # type: ignore[operator]
 
 
 def test_real_counts_are_used_not_statuses() -> None:
-    """1/5 vs 5/5 gives p = 0.0476: printed with two significant digits, never rounded up to 0.05."""
+    """1/5 vs 5/5 gives p = 0.0476: printed with two significant digits, never rounded up to 0.05; separable on
+    its own at α, not in the fixed plan's family of twenty comparisons."""
     o = outcomes({"A"})
     counts = counts_of(o)
     counts["A"]["simple"] = (1, 5)
     counts["B"]["simple"] = (5, 5)
-    assert "A 1/5 vs B 5/5, Fisher p = 0.048, separable (p < 0.05)" in finding(o, counts).statement
+    assert "A 1/5 vs B 5/5, Fisher p = 0.048, separable (p < 0.05)" in finding(o, counts, family="none").statement
+    held = finding(o, counts)
+    assert re.search(r"A 1/5 vs B 5/5, Fisher p = 0\.048, adjusted p = 0\.\d+, not separable at this n",
+                     held.statement)
+    assert held.shown is False and "(of the differences it rests on" not in held.statement
 
 
 # X-41: a finding words its claim by its evidence -------------------------------------------------------
 COMPARATIVE = {  # failed groups → (rule, its reading as stated when shown)
-    frozenset({"A"}): ("trailing-assistant-implicated", "the trailing assistant placement is implicated; moving the "
-                       "state before the history and giving it the user role each remove the failure"),
+    frozenset({"A"}): ("trailing-assistant-implicated", "the trailing assistant placement is implicated: moving the "
+                       "state before the history (B) and giving it the user role (C) each pass more often than it"),
     frozenset({"A", "C"}): ("position-implicated", "the position of the state block is implicated"),
     frozenset({"A", "B"}): ("role-implicated", "the role of the state block is implicated"),
-    frozenset({"A", "B", "C"}): ("placement-not-the-remedy", "placement is not the remedy"),
+    frozenset({"A", "B", "C"}): ("every-placement-fails", "every placement passes less often than the sentinel "
+                                 "control v1"),
     frozenset({"v2"}): ("not-reproduced-under-v3-prompt", "may explain it"),
     frozenset({"C"}): ("placement-worse-than-control", "that placement is worse than the placement control"),
 }
@@ -86,15 +97,27 @@ def test_a_reading_is_stated_only_when_every_difference_it_claims_is_separable(f
     f = finding(o, counts_of(o, n=8))  # 0/8 vs 8/8: p < 0.001
     assert f.rule == f"placement-v3/{rule}" and f.shown is True
     head = f.statement.removesuffix(f.sentinelStatement)
-    assert reading in head and "consistent with" not in head and "not shown" not in head
-    assert "Fisher p < 0.001, separable (p < 0.05)" in head
+    assert reading in head and "consistent with" not in head and "not shown" not in head.split(": ")[-1]
+    assert "Fisher p < 0.001, adjusted p < 0.001, separable (adjusted p < 0.05)" in head
     assert f.restsOn and all(c.separable and c.pValue < 0.001 for c in f.restsOn)
+
+
+def test_no_reading_says_a_difference_it_did_not_test_is_absent() -> None:
+    """X-40's "changing its role alone does not" and "placement is not the remedy" claim differences no
+    comparison tested: the readings say "not shown" instead, never "does not"."""
+    for failed in COMPARATIVE:
+        o = outcomes(set(failed))
+        f = finding(o, counts_of(o, n=8))
+        assert " does not" not in f.statement and "not the remedy" not in f.statement, f.statement
+    position = finding(outcomes({"A", "C"}), counts_of(outcomes({"A", "C"}), n=8))
+    assert "whether the user role alone (C vs A) helps is not among the differences it rests on" in \
+        position.doesNotShow
 
 
 def test_a_reading_with_only_some_differences_separable_says_which() -> None:
     o = outcomes({"A"})
     counts = counts_of(o)
-    counts["A"]["simple"], counts["B"]["simple"], counts["C"]["simple"] = (0, 6), (6, 6), (2, 3)
+    counts["A"]["simple"], counts["B"]["simple"], counts["C"]["simple"] = (0, 12), (12, 12), (1, 3)
     f = finding(o, counts)
     assert f.shown is False
     assert "consistent with the trailing assistant placement being implicated" in f.statement
@@ -138,7 +161,7 @@ def test_a_failing_sentinel_control_rests_on_its_own_figures_only() -> None:
 def test_sentinel_reproduction_needs_the_control_to_pass_the_stage() -> None:
     f = finding(outcomes({"A", "v2"}))
     assert f.sentinelReproduced is True
-    assert ("which the sentinel control v1 passed (rests on simple: v2 0/3 vs v1 3/3, Fisher p = 0.10"
+    assert ("which the sentinel control v1 passed (rests on simple: v2 0/3 vs v1 3/3, Fisher p = 0.10, adjusted p ="
             in f.sentinelStatement)
     # the control failed the stage the sentinel failed: not "reproduced", not interpretable
     f = finding(outcomes({"A", "v2"}, v1=FAIL))
@@ -173,19 +196,20 @@ def test_no_sentence_about_a_stage_no_trial_ran() -> None:
 
 
 def test_identical_repeats_do_not_show_a_difference_their_counts_separate() -> None:
-    """The English variant: A 0/4 vs B 4/4 (p = 0.029) at temperature 0, every group's 4 answers
-    identical: one sample repeated, at most 0/1 vs 1/1 independent samples (p = 1.0): not shown."""
+    """At temperature 0, A 0/8 vs B 8/8 (Fisher p < 0.001, separable in the family as if the repeats were draws)
+    with every group's 8 answers identical: one sample repeated, at most 0/1 vs 1/1 independent samples
+    (p = 1.0): not shown."""
     o = outcomes({"A", "v2"})
-    counts, one = counts_of(o, n=4), counts_of(o, n=1)
+    counts, one = counts_of(o, n=8), counts_of(o, n=1)
     f = derive_findings(SPEC, o, counts=counts, samples=one, maintenance_ran=True, model_kind="scripted",
                         test="fisher").findings[0]
-    assert f.shown is False and "A 0/4 vs B 4/4, Fisher p = 0.029, separable (p < 0.05)" in f.statement
-    assert ("consistent with the trailing assistant placement being implicated (moving the state before the "
-            "history, or giving it the user role, removing the failure), not shown: identical repeats are one "
-            "sample repeated (simple: A 0/4 vs B 4/4 are at most A 0/1 vs B 1/1 independent samples, Fisher "
-            "p = 1.0;") in f.statement
+    assert f.shown is False
+    assert "A 0/8 vs B 8/8, Fisher p < 0.001, adjusted p < 0.001, separable (adjusted p < 0.05)" in f.statement
+    assert ("consistent with the trailing assistant placement being implicated (B and C each passing more often "
+            "than A), not shown: identical repeats are one sample repeated (simple: A 0/8 vs B 8/8 are at most A 0/1 "
+            "vs B 1/1 independent samples, Fisher p = 1.0;") in f.statement
     assert f.sentinelStatement.endswith("that v2 fails more often than v1 is not shown: identical repeats are one "
-                                        "sample repeated (simple: v2 0/4 vs v1 4/4 are at most v2 0/1 vs v1 1/1 "
+                                        "sample repeated (simple: v2 0/8 vs v1 8/8 are at most v2 0/1 vs v1 1/1 "
                                         "independent samples, Fisher p = 1.0).")
     distinct = derive_findings(SPEC, o, counts=counts_of(o, n=8), samples=counts_of(o, n=8), maintenance_ran=True,
                                model_kind="real").findings[0]

@@ -50,7 +50,7 @@ def rule_of(o: dict[str, dict[str, str]], **kw: object) -> tuple[str, object]:
     ({"A"}, "trailing-assistant-implicated"),
     ({"A", "C"}, "position-implicated"),
     ({"A", "B"}, "role-implicated"),
-    ({"A", "B", "C"}, "placement-not-the-remedy"),
+    ({"A", "B", "C"}, "every-placement-fails"),
     ({"v2"}, "not-reproduced-under-v3-prompt"),
     (set(), "not-reproduced"),
     ({"B"}, "placement-worse-than-control"),

@@ -1,4 +1,5 @@
-"""The plan's ``analysis.alpha`` decides what is separable in every findings rule and comparison (X-41)."""
+"""The plan's ``analysis.alpha`` decides what is separable in every findings rule and comparison (X-41): each
+comparison on its own here (``family: none``), the family's cut-off in test_family_findings.py."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ from tests.harness.analysis.test_findings_rules import counts_of, outcomes
 def test_placement_v3_reading_shown_at_a_looser_alpha() -> None:
     o = outcomes({"A"})  # A 0/3 vs B 3/3 and C 3/3: Fisher p = 0.10
     strict = derive_findings(FindingsSpec(), o, counts=counts_of(o), maintenance_ran=True, model_kind="real",
-                             test="fisher")
+                             test="fisher", family="none")
     loose = derive_findings(FindingsSpec(), o, counts=counts_of(o), maintenance_ran=True, model_kind="real",
-                            alpha=0.2, test="fisher")
+                            alpha=0.2, test="fisher", family="none")
     assert strict.findings[0].shown is False and "not shown at this n" in strict.findings[0].statement
     assert loose.findings[0].shown is True
     assert "A 0/3 vs B 3/3, Fisher p = 0.10, separable (p < 0.2)" in loose.findings[0].statement
@@ -28,12 +29,12 @@ def test_placement_rates_use_alpha() -> None:
 
     def rule(alpha: float) -> str:
         result = derive_rate_findings(spec, counts, status, model_kind="real", maintenance_ran=False,  # type: ignore[arg-type]
-                                      alpha=alpha)
+                                      alpha=alpha, family="none")
         return result.findings[0].rule + " | " + result.findings[0].statement
 
-    assert rule(0.05).startswith("placement-rates/role-helps") and "separable (p < 0.05)" in rule(0.05)
+    assert rule(0.05).startswith("placement-rates/role-shown-to-help") and "separable (p < 0.05)" in rule(0.05)
     assert rule(0.01).startswith("placement-rates/no-separable-difference")
-    assert rule(0.015).startswith("placement-rates/role-helps")  # Boschloo, the default: p = 0.011
+    assert rule(0.015).startswith("placement-rates/role-shown-to-help")  # Boschloo, the default: p = 0.011
 
 
 def test_comparisons_and_sweep_use_alpha() -> None:

@@ -60,9 +60,9 @@ def test_the_within_model_rules_name_the_n_and_p_each_rests_on() -> None:
     rules = cross_model_findings(SPEC, per_model, GROUPS, {m: _findings(o) for m, o in per_model.items()},
                                  test="fisher")[-1]
     assert rules.rule == "sweep/placement-rules"
-    assert ("M1: trailing-assistant-implicated, consistent with its trials, not shown at this n (simple: A 0/3 vs B "
-            "3/3, Fisher p = 0.10, not separable at this n; simple: A 0/3 vs C 3/3, Fisher p = 0.10, not separable "
-            "at this n)") in rules.statement
+    assert re.search(r"M1: trailing-assistant-implicated, consistent with its trials, not shown at this n \(simple: "
+                     r"A 0/3 vs B 3/3, Fisher p = 0\.10, adjusted p = 0\.\d+, not separable at this n; simple: A 0/3 "
+                     r"vs C 3/3, Fisher p = 0\.10, adjusted p = 0\.\d+, not separable at this n\)", rules.statement)
     assert "M3: not-reproduced, no difference claimed (simple: A 3/3, B 3/3, C 3/3, v2 3/3, v1 3/3)" in rules.statement
     assert "9" not in rules.statement  # per model, never pooled
     for part in rules.statement.split(" | "):  # every model's part names n, and p where it compares
@@ -106,7 +106,7 @@ def test_a_model_whose_counts_separate_but_whose_repeats_are_one_sample_is_not_c
     counts = {g: {"simple": (o["simple"].passes, 4)} for g, o in model.items()}
     one = {g: {"simple": (min(p, 1), 1)} for g, (p, _) in ((g, c["simple"]) for g, c in counts.items())}
     (finding,) = derive_findings(FindingsSpec(anomalyStages=["simple"]), outcomes, counts=counts, samples=one,
-                                 maintenance_ran=True, model_kind="scripted", test="fisher").findings
+                                 maintenance_ran=True, model_kind="scripted", test="fisher", family="none").findings
     rules = cross_model_findings(SPEC, {"M": model}, GROUPS, {"M": [finding]}, test="fisher")[-1]
     assert "M: trailing-assistant-implicated, consistent with its trials, not shown (separable counts, but its " \
            "finding says why not: identical repeats are one sample repeated) (simple: A 0/4 vs B 4/4, Fisher " \
