@@ -234,7 +234,8 @@ def _rules_finding(findings: Mapping[str, Sequence[Finding]], per_model: Mapping
     anomaly = [g for g in groups if any(s in o.get(g, {}) for o in per_model.values() for s in stages)]
     return SweepFinding(
         rule=f"{RULES}/placement-rules", stage=", ".join(stages),
-        statement="Within-model placement findings (X-40), each on that model's own trials: "
+        statement="Within-model placement findings (X-40), each on that model's own trials (its p-values adjusted for "
+        "the sweep's family when the sweep has one): "
         + " | ".join(_model_rules(m, fs, per_model.get(m, {}), anomaly, stages, alpha) for m, fs in findings.items())
         + f". {agreement[:1].upper()}{agreement[1:]}.",
         doesNotShow="A placement effect that holds across models: agreement between a few models is not "

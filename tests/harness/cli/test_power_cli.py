@@ -84,16 +84,19 @@ def test_clear_errors_exit_2(args: list[str], message: str) -> None:
 
 
 def test_plan_prints_its_review() -> None:
-    """The fixed plan's simple stage can separate 3/3 vs 0/3 (Boschloo p = 0.031) once its repeats are sampled
-    draws, and at temperature 0 they are one sample; with Fisher's test, p = 0.10: it cannot be separable."""
+    """The fixed plan's family holds twenty comparisons: at n = 3 none can cross its first step (3/3 vs 0/3,
+    Boschloo p = 0.031, would be separable on its own), and at temperature 0 each stage is one sample; with Fisher's
+    test, p = 0.10."""
     result = runner.invoke(app, ["power", "--plan", str(FIXED)], env={"COLUMNS": "250"})
     assert result.exit_code == 0, result.output
     assert ("simple: at temperature 0 this stage has one independent sample per group" in result.output
             and "a complete difference (3/3 vs 0/3) is separable: Boschloo p = 0.031." in result.output)
     data = json.loads(runner.invoke(app, ["power", "--plan", str(FIXED), "--json"]).stdout)
-    assert data["design"]["problems"] == 3 and data["design"]["test"] == "boschloo"
+    assert data["design"]["problems"] == 4 and data["design"]["test"] == "boschloo"
+    assert data["design"]["family"]["comparisons"] == 20 and "family: adjusted for 20 comparisons" in result.output
     result = runner.invoke(app, ["power", "--plan", str(FIXED), "--test", "fisher"], env={"COLUMNS": "250"})
-    assert "simple: at n = 3 per group B vs A, C vs A, v2 vs v1 cannot be separable at α = 0.05" in result.output
+    assert "simple: at n = 3 per group A vs v1, B vs v1" in result.output
+    assert "cannot cross the family's first-step cut-off" in result.output
     assert "smallest two-sided Fisher p any outcome can reach is 0.10 (3/3 vs 0/3)" in result.output
 
 

@@ -22,9 +22,9 @@ def test_dry_run_shows_the_same_review_as_validate() -> None:
     validate = runner.invoke(app, ["validate", str(FIXED_PLAN)], env=WIDE)
     said = [line for line in validate.output.splitlines() if line.startswith(("design problem:", "design note:",
                                                                                "  fix:"))]
-    assert len(said) == 7 and [line for line in dry.output.splitlines() if line in said] == said  # same, same order
+    assert len(said) == 9 and [line for line in dry.output.splitlines() if line in said] == said  # same, same order
     review = dry.output[dry.output.index("design: what each comparison"):]
-    assert review.count("never") == 3  # the table: no comparison of tool_continuation can be separable
+    assert review.count("never") == 20  # the table: at n = 3 and 2 no comparison can cross the family's cut-off
     assert "dry run: no model was called" in dry.output
 
 
@@ -32,21 +32,22 @@ def test_strict_run_exits_5_before_anything_runs(tmp_path: Path) -> None:
     out = tmp_path / "run"
     result = runner.invoke(app, ["run", str(FIXED_PLAN), "--strict", "--out", str(out)], env=WIDE)
     assert result.exit_code == 5, result.output
-    assert "--strict: 3 design problem(s); nothing ran" in result.output
-    assert "tool_continuation: at n = 2 per group B vs A" in result.output  # the review says why
+    assert "--strict: 4 design problem(s); nothing ran" in result.output
+    assert "tool_continuation: at n = 2 per group A vs v1" in result.output  # the review says why
     assert not out.exists()
 
 
 def test_strict_dry_run_prints_the_review_then_exits_5() -> None:
     result = runner.invoke(app, ["run", str(FIXED_PLAN), "--strict", "--dry-run"], env=WIDE)
     assert result.exit_code == 5
-    assert "dry run: no model was called" in result.output and "--strict: 3 design problem(s) (exit 5)" in result.output
+    assert "dry run: no model was called" in result.output and "--strict: 4 design problem(s) (exit 5)" in result.output
 
 
 def test_strict_judges_the_plan_as_overridden(tmp_path: Path) -> None:
-    """Sampled, 3 repeats everywhere compared: the review of the plan as it would run finds no problem."""
+    """Sampled, 5 repeats in each stage compared (where a complete difference crosses the family's cut-off): the
+    review of the plan as it would run finds no problem."""
     result = runner.invoke(app, ["run", str(FIXED_PLAN), "--strict", "--dry-run", "--temperature", "0.7", "--seed",
-                                 "1", "--repeats", "tool_continuation=3"], env=WIDE)
+                                 "1", "--repeats", "simple=5", "--repeats", "tool_continuation=5"], env=WIDE)
     assert result.exit_code == 0, result.output
     assert "design problem" not in result.output
 

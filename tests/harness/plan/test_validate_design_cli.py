@@ -23,35 +23,36 @@ def _write(tmp_path: Path, data: dict[str, Any]) -> str:
 
 
 def test_fixed_plan_review_says_what_can_be_separable() -> None:
-    """Boschloo's test: simple (3 repeats) can separate a complete difference once its repeats are draws;
-    tool_continuation (2) cannot whatever the model does."""
+    """Boschloo's test: held in the fixed plan's family of twenty comparisons, neither simple (3 repeats) nor
+    tool_continuation (2) can cross the first step whatever the model does; 5 repeats can."""
     result = runner.invoke(app, ["validate", str(FIXED_PLAN)], env=WIDE)
     assert result.exit_code == 0, result.output  # valid; without --strict a design problem does not fail
     out = result.output
     assert out.splitlines()[0] == "valid"
     assert "design: what each comparison can show (two-sided Boschloo, α = 0.05)" in out
-    assert "tool_continuation: at n = 2 per group B vs A, C vs A, v2 vs v1 cannot be separable at α = 0.05" in out
+    assert "family: adjusted for 20 comparisons (exact closed test" in out
+    assert "tool_continuation: at n = 2 per group A vs v1, B vs v1, C vs v1, v2 vs v1, B vs A" in out
+    assert "cannot cross the family's first-step cut-off" in out
     assert "smallest two-sided Boschloo p any outcome can reach is 0.13 (2/2 vs 0/2)" in out
-    assert "a complete difference becomes separable at n = 3 per group" in out
-    assert "fix: raise the repeats of tool_continuation to at least 3" in out
+    assert "a complete difference crosses it at n = 5 per group" in out
+    assert "fix: raise the repeats of tool_continuation to at least 5" in out
     assert "simple: at temperature 0 this stage has one independent sample per group" in out
-    assert "a complete difference (3/3 vs 0/3) is separable: Boschloo p = 0.031" in out
-    assert out.count("never") == 3 and out.count("possible") == 3  # the table: simple can, tool_continuation not
+    assert out.count("never") == 20 and "possible" not in out  # the table: nothing crosses at n = 3 or 2
 
 
 def test_strict_fails_the_fixed_plan_with_its_own_exit_code() -> None:
     result = runner.invoke(app, ["validate", str(FIXED_PLAN), "--strict"], env=WIDE)
     assert result.exit_code == 5, result.output
-    assert "--strict: 3 design problem(s) (exit 5)" in result.output
+    assert "--strict: 4 design problem(s) (exit 5)" in result.output
 
 
 def test_strict_json_carries_the_review() -> None:
     result = runner.invoke(app, ["validate", str(FIXED_PLAN), "--strict", "--json"])
     assert result.exit_code == 5
     data = json.loads(result.stdout)
-    assert data["valid"] is True and data["design"]["problems"] == 3 and data["design"]["test"] == "boschloo"
+    assert data["valid"] is True and data["design"]["problems"] == 4 and data["design"]["test"] == "boschloo"
     simple = [c for c in data["design"]["comparisons"] if c["stage"] == "simple"]
-    assert [round(c["smallestP"], 3) for c in simple] == [0.031, 0.031, 0.031]
+    assert [round(c["smallestP"], 3) for c in simple] == [0.031] * 10
     assert {f["kind"] for f in data["design"]["findings"]} == {"not-separable", "one-sample"}
 
 
@@ -60,7 +61,7 @@ def test_strict_passes_the_local_probe() -> None:
     assert result.exit_code == 0, result.output
     assert "design: no problem found" in result.output and "possible" in result.output
     data = json.loads(runner.invoke(app, ["validate", str(PROBE), "--strict", "--json"]).stdout)
-    assert data["design"]["problems"] == 0 and len(data["design"]["comparisons"]) == 3
+    assert data["design"]["problems"] == 0 and len(data["design"]["comparisons"]) == 4
 
 
 def test_unbound_agent_names_compression_readback_and_the_fix(tmp_path: Path) -> None:

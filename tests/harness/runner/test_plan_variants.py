@@ -124,10 +124,18 @@ def test_a_plan_the_oracle_cannot_read_is_a_set_up_error_never_a_model_failure(t
 
 
 def test_identical_repeats_of_a_plan_with_more_repeats_do_not_make_the_reading_shown(tmp_path: Path) -> None:
-    """The English variant's 4 repeats give A 0/4 vs B 4/4, Boschloo p = 0.0078: separable counts, but at
-    temperature 0 the prefill-continuer's 4 answers per group are one (distinct answers 1), so the
-    finding stays "consistent with …, not shown" and says why (X-41, X-52)."""
-    outcome = run_plan(tmp_path / "run", "scripted/prefill-continuer", data=variant("english-variant"),
+    """The English variant's 4 repeats give A 0/4 vs B 4/4, Boschloo p = 0.0078: separable counts on their own
+    (``family: none``), but at temperature 0 the prefill-continuer's 4 answers per group are one (distinct answers
+    1), so the finding stays "consistent with …, not shown" and says why (X-41, X-52). In the plan's family of
+    ten comparisons (simple alone) the counts are not separable either: adjusted p = 0.078."""
+    held = run_plan(tmp_path / "held", "scripted/prefill-continuer", data=variant("english-variant"),
+                    groups=["A", "B", "C", "v2", "v1"], stages=["simple"], concurrency=16)
+    (finding,) = held.report.findings
+    assert finding.rule.endswith("trailing-assistant-implicated") and finding.shown is False
+    assert "A 0/4 vs B 4/4, Boschloo p = 0.0078, adjusted p = 0.078, not separable at this n" in finding.statement
+    alone = variant("english-variant")
+    alone["analysis"] = {**alone.get("analysis", {}), "family": "none"}
+    outcome = run_plan(tmp_path / "run", "scripted/prefill-continuer", data=alone,
                        groups=["A", "B", "C", "v2", "v1"], stages=["simple"], concurrency=16)
     (finding,) = outcome.report.findings
     assert finding.rule.endswith("trailing-assistant-implicated") and finding.shown is False

@@ -41,10 +41,12 @@ def test_prefill_continuer_implicates_trailing_assistant_not_separable_on_one_sa
     assert round(simple["B"].pValue, 3) == 0.031 and simple["B"].separable is False and b.test == "boschloo"
     assert (b.groupSamples, b.controlSamples) == ((1, 1), (0, 1))
     assert ("Boschloo p = 0.031; but identical repeats are one sample repeated (not sampled above temperature 0): "
-            "B's 3 and A's 3 trials gave 1 and 1 distinct answer(s), and on those, B 1/1 vs A 0/1, Boschloo p = 0.50: "
-            "not separable at this n.") in b.statement
-    assert query(outcome.run_dir, "SELECT p_value, samples_n, test, separable FROM comparisons WHERE stage_id = "
-                                  "'simple' AND group_id = 'B'") == [(b.pValue, 1, "boschloo", False)]
+            "B's 3 and A's 3 trials gave 1 and 1 distinct answer(s), and on those, B 1/1 vs A 0/1, Boschloo p = 0.50, "
+            "adjusted p = 1.0: not separable at this n.") in b.statement
+    assert b.family == "findings" and b.adjustedP == 1.0
+    assert query(outcome.run_dir, "SELECT p_value, samples_n, test, separable, adjusted_p, family FROM comparisons "
+                                  "WHERE stage_id = 'simple' AND group_id = 'B'") == [
+        (b.pValue, 1, "boschloo", False, 1.0, "findings")]
     assert query(outcome.run_dir, "SELECT test FROM experiments") == [("boschloo",)]
     # issue 11 must-show 3: the failures are explained, in report.json, DuckDB and report.md
     for group in ("A", "v2"):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -52,21 +53,23 @@ def test_cross_model_finding_names_each_model_with_n_and_p(fixed_sweep: tuple[Pa
     assert "It passed on scripted/oracle (A passed 3/3 vs v1 3/3, Boschloo p = 1.0" in a.statement
     # at the plan's temperature 0 each model's 3 identical answers are one sample: 0/3 vs 3/3 (p = 0.031) is
     # compared on its distinct answers, 0/1 vs 1/1, and is not separable
-    assert ("vs v1 3/3, Boschloo p = 0.031 (identical repeats: on the distinct answers 0/1 vs 1/1, p = 0.50), not "
-            "separable at this n") in a.statement
+    assert ("vs v1 3/3, Boschloo p = 0.031 (identical repeats: on the distinct answers 0/1 vs 1/1, p = 0.50), "
+            "adjusted p = 1.0, not separable at this n") in a.statement
+    # 10 pairs × 2 stages on the oracle, 10 + 3 on prefill-continuer (A and v2 never reached tool_continuation)
+    assert sweep.family is not None and sweep.family.comparisons == 33
     per = {e.model: e for e in a.perModel}
     assert set(per) == set(SWEPT)
     assert (per[SWEPT[1]].passes, per[SWEPT[1]].n, round(per[SWEPT[1]].pValue or 0, 3)) == (0, 3, 0.031)
-    assert per[SWEPT[1]].separable is False and per[SWEPT[1]].test == "boschloo"
+    assert per[SWEPT[1]].separable is False and per[SWEPT[1]].test == "boschloo" and per[SWEPT[1]].adjustedP == 1.0
     assert (per[SWEPT[0]].passes, per[SWEPT[0]].n, per[SWEPT[0]].pValue) == (3, 3, 1.0)
     assert "never added up across models" in a.doesNotShow
     stage = next(f for f in sweep.findings if f.rule == "sweep/simple/some-models-failed")
     assert "on scripted/oracle no group failed (A 3/3, B 3/3, C 3/3, v2 3/3, v1 3/3)" in stage.statement
     rules = next(f for f in sweep.findings if f.rule == "sweep/placement-rules")
-    # each model's rule with how far it goes and the n and p it rests on, from that model's report
-    assert ("scripted/prefill-continuer: trailing-assistant-implicated, consistent with its trials, not shown "
-            "(separable counts, but its finding says why not: identical repeats are one sample repeated) (simple: A "
-            "0/3 vs B 3/3, Boschloo p = 0.031, separable (p < 0.05);") in rules.statement
+    # each model's rule with how far it goes and the n and p it rests on, judged in the sweep's family
+    assert re.search(r"scripted/prefill-continuer: trailing-assistant-implicated, consistent with its trials, not "
+                     r"shown at this n \(simple: A 0/3 vs B 3/3, Boschloo p = 0\.031, adjusted p = 0\.\d+, "
+                     r"not separable at this n;", rules.statement)
     assert "scripted/oracle: not-reproduced, no difference claimed (simple: A 3/3, B 3/3" in rules.statement
     html = (out / "sweep.html").read_text(encoding="utf-8")
     assert "A failed simple on 1 of 2 models" in html and "scripted-prefill-continuer/report.html" in html
