@@ -135,10 +135,11 @@ def design_text(d: SequentialDesign) -> str:
         how = ("calibrated exactly: the chance of a crossing by each look without a real difference, maximised over "
                "the common pass rate, is")
     out = (f"thresholds per look (a comparison crosses when its {TITLES[d.test]} p is below) {thresholds}, {how} "
-           f"{errors}; the design's {size_text(d.size, d.together, d.calibration)} ≤ α = {d.alpha:g}")
+           f"{errors}; {size_text(d.size, d.together, d.calibration)} ≤ α = {d.alpha:g}")
     above = [str(k) for k, b in enumerate(d.boundaries, 1) if b > d.alpha]
     if above:
-        out += (f". The threshold at look {', '.join(above)} is above α and still valid: a threshold is a p-value "
+        at = f"threshold at look {above[0]} is" if len(above) == 1 else f"thresholds at looks {', '.join(above)} are"
+        out += (f". The {at} above α and still valid: a threshold is a p-value "
                 "cut-off halfway between the largest p that crosses and the smallest that does not, the test is "
                 "discrete, and what is held to α is the chance of crossing, computed above")
     return out

@@ -71,7 +71,7 @@ def test_pocock_spends_early_and_stops_at_look_1() -> None:
     assert _evaluate(counts, "pocock").stoppedAt == 2
     fisher = _evaluate(counts, "pocock", "fisher", pairs=[("B", "A")])
     assert fisher.looks[0].boundary == pytest.approx(0.0857, abs=1e-4) and fisher.stoppedAt == 1
-    assert "The threshold at look 1, 3, 4 is above α and still valid" in sequential_text(fisher)
+    assert "The thresholds at looks 1, 3, 4 are above α and still valid" in sequential_text(fisher)
 
 
 def sequential_text(result) -> str:  # type: ignore[no-untyped-def]
