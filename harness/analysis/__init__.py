@@ -90,6 +90,7 @@ from ._sequential import (
     evaluate_sequential,
     sequential_design,
     sequential_finding,
+    size_text,
     small_p,
 )
 from ._sweep_family import model_findings, sweep_family
@@ -107,7 +108,7 @@ __all__ = [
     "DesignReview", "Diagnosis", "FamilyDesign", "FailureMode", "PlannedComparison", "planned_pairs", "review_design",
     "Finding", "FindingsResult", "ModelEvidence", "ModelKind", "PairEvidence", "StageOutcome", "StageStatus",
     "LookComparison", "SequentialDesign", "SequentialLook", "SequentialResult", "evaluate_sequential",
-    "sequential_finding", "small_p", "boundary_text", "verdict_text", "adjusted_text",
+    "sequential_finding", "size_text", "small_p", "boundary_text", "verdict_text", "adjusted_text",
     "Spending", "SweepFinding", "TrialEvidence", "TurnEvidence",
     "anomaly_verdict", "answer_shape", "classify_failure", "compare", "complete_difference_p", "compare_with_baseline",
     "compare_with_control",

@@ -11,32 +11,35 @@ stage in which no outcome can cross the family's cut-off, an effect the plan is 
 repeats that are one sample (temperature 0 or unset: identical repeats, which the comparisons and findings
 count as one; the finding says what the stage could separate once they are sampled draws), and required checks the plan
 makes impossible to exercise (``_design_checks``). Repeats at temperature 0 in a stage that is not
-compared are a note. A sequential stage is reviewed with its exactly calibrated design: thresholds, the
-type I error by each look, exact size, the earliest look it can stop at and, with an effect, its exact
-power and expected repeats.
+compared are a note. A sequential stage is reviewed with its design calibrated exactly for its listed
+comparisons together: thresholds, the type I error by each look, exact size, the earliest look it can stop
+at and, with an effect, its exact power (every comparison crossing at one look) and expected repeats.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.plan import Plan, StageSpec
+from harness.plan import Plan, StageSpec, sequential_pairs
 from harness.stats import (
     MAX_N,
     TITLES,
+    both_roles,
     calibrated,
     complete_difference_p,
+    effect_rates,
     format_p,
-    operating,
     p_grid,
     power,
     smallest_p,
+    stop_chances,
+    structure,
 )
 
 from ._design_checks import unexercisable_checks
 from ._design_family import family_design
 from ._design_models import DesignFinding, DesignReview, Effect, PlannedComparison, SequentialReview
-from ._sequential import boundary_text
+from ._sequential import boundary_text, size_text
 
 
 def _names(comparisons: Sequence[PlannedComparison]) -> str:
@@ -127,19 +130,35 @@ def _as_draws(plan: Plan, stage: StageSpec) -> str:
 
 
 def sequential_review(plan: Plan, stage: StageSpec) -> SequentialReview:
-    """A sequential stage's calibrated design, with the plan's effect when it has one."""
+    """A sequential stage's design, calibrated for its listed comparisons together, with the plan's effect when it
+    has one: its exact power is the chance that every listed comparison crosses at one look, the first group of
+    each passing at the treatment rate and the second at the control rate (none when a group is both)."""
     seq, a = stage.sequential, plan.analysis
     assert seq is not None, f"stage {stage.id} is not sequential"
-    figures = calibrated(tuple(seq.looks), a.alpha, seq.spending, a.test)
+    pairs = sequential_pairs(plan, stage)
+    shape = structure(pairs)
+    figures = calibrated(tuple(seq.looks), a.alpha, seq.spending, a.test, shape)
     first = next((k for k, (n, b) in enumerate(zip(seq.looks, figures.thresholds, strict=True), 1)
                   if p_grid(n, n, a.test)[n, 0] < b), None)
-    chance = expected = fixed = None
+    chance = expected = fixed = note = None
     if a.effect is not None:
-        chance, expected = operating(figures, seq.looks, a.effect.control, a.effect.treatment)
+        names = list(dict.fromkeys(g for pair in pairs for g in pair))
+        found = None if both_roles(shape) else stop_chances(figures, effect_rates(shape, a.effect.control,
+                                                                                 a.effect.treatment))
+        if found is not None:
+            chance, expected = found.power, found.expected
+        elif both_roles(shape):
+            both = ", ".join(names[g] for g in both_roles(shape))
+            note = (f"{both} is compared both as the first group (at the treatment rate) and as the second (at the "
+                    "control rate), so the expected effect gives no single power")
+        else:
+            note = "too many outcomes to enumerate the comparisons' power together"
         fixed = power(a.effect.control, a.effect.treatment, seq.looks[-1], alpha=a.alpha, test=a.test)
     return SequentialReview(stage=stage.id, looks=list(seq.looks), spending=seq.spending,
                             thresholds=figures.thresholds, typeOneError=figures.cumulative, size=figures.size,
-                            earliestStop=first, power=chance, expectedRepeats=expected, fixedPower=fixed)
+                            comparisons=list(pairs), calibration="exact" if figures.exact else "bonferroni",
+                            earliestStop=first, power=chance, expectedRepeats=expected, powerNote=note,
+                            fixedPower=fixed)
 
 
 def _sequential(plan: Plan, reviews: list[SequentialReview]) -> list[DesignFinding]:
@@ -149,9 +168,13 @@ def _sequential(plan: Plan, reviews: list[SequentialReview]) -> list[DesignFindi
     out = []
     a = plan.analysis
     for r in reviews:
+        k = max(1, len(r.comparisons))
+        calibrated_for = ("calibrated exactly" if k == 1 else f"calibrated for its {k} comparisons together"
+                          + (" (Bonferroni: too many outcomes to enumerate them jointly)"
+                             if r.calibration == "bonferroni" else ""))
         head = (f"{r.stage} is sequential (looks at {', '.join(map(str, r.looks))}, {r.spending}, α = {a.alpha:g}, "
-                f"{TITLES[a.test]}): thresholds calibrated exactly, {', '.join(boundary_text(b) for b in r.thresholds)}"
-                f" (crossing when p is below), exact size {boundary_text(r.size, 3)}")
+                f"{TITLES[a.test]}): thresholds {calibrated_for}, {', '.join(boundary_text(b) for b in r.thresholds)}"
+                f" (crossing when p is below), {size_text(r.size, k, r.calibration)}")
         if r.earliestStop is None:
             last = r.looks[-1]
             out.append(DesignFinding(
@@ -166,9 +189,12 @@ def _sequential(plan: Plan, reviews: list[SequentialReview]) -> list[DesignFindi
         text = (f"{head}; the earliest it can stop is look {k} (n = {n} per group), where a complete difference gives "
                 f"p = {boundary_text(complete_difference_p(n, test=a.test))} < {boundary_text(r.thresholds[k - 1])}")
         if a.effect is not None and r.power is not None and r.expectedRepeats is not None:
-            text += (f"; with the expected effect ({a.effect.control:g} vs {a.effect.treatment:g}) its exact power is "
+            stop = "its exact power" if k == 1 else f"the exact chance that all {k} cross at one look (a stop)"
+            text += (f"; with the expected effect ({a.effect.control:g} vs {a.effect.treatment:g}) {stop} is "
                      f"{r.power:.2f} with {r.expectedRepeats:.1f} repeats per group on average (a fixed design of "
-                     f"{r.looks[-1]}: power {r.fixedPower:.2f})")
+                     f"{r.looks[-1]}: power {r.fixedPower:.2f}" + (" per comparison)" if k > 1 else ")"))
+        elif r.powerNote is not None:
+            text += f"; no power for the expected effect: {r.powerNote}"
         out.append(DesignFinding(kind="sequential", problem=False, stage=r.stage,
                                  statement=f"{text}; without a difference it runs to {r.looks[-1]}."))
     return out

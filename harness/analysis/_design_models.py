@@ -81,13 +81,25 @@ class SequentialReview(_Out):
     thresholds: list[float] = Field(description="Per look, the p-value cut-off: a comparison crosses when p < it.")
     typeOneError: list[float] = Field(description="Per look, the exact chance of a crossing by then without a real "
                                                   "difference, maximised over the common pass rate.")
-    size: float = Field(description="The design's exact size (≤ alpha).")
+    size: float = Field(description="The design's exact size (≤ alpha): the chance that any listed comparison "
+                                    "crosses at some look when the groups do not differ (bonferroni: a bound).")
+    comparisons: list[tuple[str, str]] = Field(default_factory=list, description="The listed comparisons (group, "
+                                               "compared with) the thresholds are calibrated for together; every one "
+                                               "crossing at one look stops the stage (reviews written before: none).")
+    calibration: Literal["exact", "bonferroni"] | None = Field(
+        None, description="exact: the comparisons' groups enumerated together; bonferroni: too many outcomes, each "
+                          "calibrated at the α spent divided by their number.")
     earliestStop: int | None = Field(description="The first look at which a complete difference crosses (1-based); "
                                                   "null: none does.")
-    power: float | None = Field(None, description="Exact power for the plan's effect; null without one.")
+    power: float | None = Field(None, description="Exact power for the plan's effect, the chance that every listed "
+                                                  "comparison crosses at one look (the first group of each at the "
+                                                  "treatment rate, the second at the control rate); null without an "
+                                                  "effect, or when powerNote says why.")
     expectedRepeats: float | None = Field(None, description="Repeats per group run on average at the plan's effect.")
-    fixedPower: float | None = Field(None, description="Exact power of a fixed design at the last look, for "
-                                                       "comparison.")
+    powerNote: str | None = Field(None, description="Why there is no power with an effect: a group that would need "
+                                                    "both rates, or too many outcomes to enumerate.")
+    fixedPower: float | None = Field(None, description="Exact power of one comparison in a fixed design at the last "
+                                                       "look, for comparison.")
 
 
 class DesignFinding(_Out):

@@ -2,9 +2,10 @@
 
 After each look (the repeats every group of the stage has done by then) each listed comparison gets its
 two-sided p (the plan's test) on the trials with a verdict so far, and is tested against that look's
-threshold, calibrated exactly (``harness.stats.calibrated``): the largest p-value cut-off under which
-the chance of a crossing at or before the look, maximised over the common pass rate, stays within the α
-spent by then. A comparison *crosses* when p < its threshold; when every listed comparison has crossed,
+threshold, calibrated exactly for the listed comparisons together (``harness.stats.calibrated``): the chance
+that any of them has crossed at or before the look, maximised over the common pass rates, stays within the α
+spent by then, and the threshold lies halfway between the largest p-value that crosses and the smallest that
+does not. A comparison *crosses* when p < its threshold; when every listed comparison has crossed,
 the stage stops for all its groups. The result is a pure function of the counts at each look, so the
 runner (deciding), report.json and a rescore (stating) all read it the same way. A stage stops
 (``stopped``), runs to its last look without every comparison crossing at one look (``fixed``: it ran as
@@ -19,12 +20,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from harness.stats import DEFAULT_TEST, TITLES, Spending, TestName, calibrated, p_grid, spent
+from harness.stats import DEFAULT_TEST, TITLES, Spending, TestName, calibrated, p_grid, spent, structure
 
 from ._comparisons import Counts
 from ._models import Finding, PairEvidence, StageStatus, _Tested
 
 SequentialOutcome = Literal["stopped", "fixed", "incomplete"]
+Calibration = Literal["exact", "bonferroni"]
 _SPENDING_NAMES = {"obrien-fleming": "O'Brien–Fleming", "pocock": "Pocock"}
 
 
@@ -47,6 +49,13 @@ class SequentialDesign(_Out):
     size: float | None = Field(None, description="The design's exact size: typeOneError at the last look, ≤ alpha.")
     comparisons: list[tuple[str, str]] = Field(description="(group, compared with): the stage stops when every one "
                                                            "has crossed at one look.")
+    together: int | None = Field(
+        None, description="How many listed comparisons the thresholds were calibrated for together: typeOneError and "
+                          "size are the chance that any of them crosses (reports written before: one comparison).")
+    calibration: Calibration | None = Field(
+        None, description="exact: the comparisons' groups enumerated together; bonferroni: too many outcomes, each "
+                          "comparison calibrated at the α spent divided by their number, size an upper bound (reports "
+                          "written before: null).")
 
     @model_validator(mode="before")
     @classmethod
@@ -87,11 +96,22 @@ class SequentialResult(_Out):
 
 def sequential_design(looks: Sequence[int], spending: Spending, alpha: float, test: TestName,
                       pairs: Sequence[tuple[str, str]] = ()) -> SequentialDesign:
-    """The exactly calibrated design of a stage's looks."""
-    figures = calibrated(tuple(looks), alpha, spending, test)
+    """The design of a stage's looks, calibrated exactly for its listed comparisons together."""
+    figures = calibrated(tuple(looks), alpha, spending, test, structure(pairs))
     return SequentialDesign(looks=list(looks), spending=spending, alpha=alpha, test=test,
                             boundaries=figures.thresholds, spent=[spent(n / looks[-1], alpha, spending) for n in looks],
-                            typeOneError=figures.cumulative, size=figures.size, comparisons=list(pairs))
+                            typeOneError=figures.cumulative, size=figures.size, comparisons=list(pairs),
+                            together=len(figures.comparisons), calibration="exact" if figures.exact else "bonferroni")
+
+
+def size_text(size: float, together: int | None, calibration: Calibration | None) -> str:
+    """"exact size 0.0470" (one comparison, or a report written before), "exact size of the 3 comparisons together
+    0.0443", or for a Bonferroni split "size of the 3 comparisons together at most 0.0470"."""
+    if calibration == "bonferroni":
+        return f"size of the {together} comparisons together at most {boundary_text(size, 3)}"
+    if together is not None and together > 1:
+        return f"exact size of the {together} comparisons together {boundary_text(size, 3)}"
+    return f"exact size {boundary_text(size, 3)}"
 
 
 def design_text(d: SequentialDesign) -> str:
@@ -103,14 +123,25 @@ def design_text(d: SequentialDesign) -> str:
                 f"there, together at most α = {d.alpha:g}")
     errors = ", ".join(f"{boundary_text(e)} (spent {boundary_text(s)})" for e, s in zip(d.typeOneError, d.spent,
                                                                                           strict=True))
-    out = (f"thresholds per look (a comparison crosses when its {TITLES[d.test]} p is below) {thresholds}, calibrated "
-           f"exactly: the chance of a crossing by each look without a real difference, maximised over the common "
-           f"pass rate, is {errors}; the design's exact size is {boundary_text(d.size, 3)} ≤ α = {d.alpha:g}")
+    k = d.together or 1
+    if d.calibration == "bonferroni":
+        how = (f"calibrated for the {k} listed comparisons together by a Bonferroni split (too many outcomes to "
+               f"enumerate them jointly: each calibrated exactly at the α spent divided by {k}): the chance that any "
+               "crosses by each look without a real difference is at most")
+    elif k > 1:
+        how = (f"calibrated exactly for the {k} listed comparisons together: the chance that any of them crosses by "
+               "each look without a real difference, maximised over the common pass rates, is")
+    else:
+        how = ("calibrated exactly: the chance of a crossing by each look without a real difference, maximised over "
+               "the common pass rate, is")
+    out = (f"thresholds per look (a comparison crosses when its {TITLES[d.test]} p is below) {thresholds}, {how} "
+           f"{errors}; {size_text(d.size, d.together, d.calibration)} ≤ α = {d.alpha:g}")
     above = [str(k) for k, b in enumerate(d.boundaries, 1) if b > d.alpha]
     if above:
-        out += (f". The threshold at look {', '.join(above)} is above α and still valid: a threshold is a p-value "
-                "cut-off, and the test is discrete, so no outcome has a p between the last one that crosses and the "
-                "threshold; what is held to α is the chance of crossing, computed exactly above")
+        at = f"threshold at look {above[0]} is" if len(above) == 1 else f"thresholds at looks {', '.join(above)} are"
+        out += (f". The {at} above α and still valid: a threshold is a p-value "
+                "cut-off halfway between the largest p that crosses and the smallest that does not, the test is "
+                "discrete, and what is held to α is the chance of crossing, computed above")
     return out
 
 
@@ -184,7 +215,8 @@ def _tests(look: SequentialLook, test: TestName) -> str:
 def _statement(stage: str, design: SequentialDesign, done: list[SequentialLook], outcome: SequentialOutcome) -> str:
     head = (f"{stage} ran as a sequential design (looks at {', '.join(map(str, design.looks))} repeats, "
             f"{_SPENDING_NAMES[design.spending]} spending of α = {design.alpha:g}, {TITLES[design.test]}'s test"
-            + ("" if design.size is None else f", exact size {boundary_text(design.size, 3)}") + ")")
+            + ("" if design.size is None else f", {size_text(design.size, design.together, design.calibration)}")
+            + ")")
     if outcome == "stopped":
         last = done[-1]
         saved = design.looks[-1] - last.repeats
@@ -217,7 +249,8 @@ def sequential_finding(result: SequentialResult, outcomes: Mapping[str, Mapping[
         statement += (f" But identical repeats are one sample repeated ({', '.join(one_sample)}, not sampled above "
                       "temperature 0): the crossing rests on one sample per group, so it shows no difference.")
     if result.outcome == "stopped":
-        size = "α" if result.design.size is None else f"the design's exact size, {boundary_text(result.design.size, 3)}"
+        d = result.design
+        size = "α" if d.size is None else f"the design's {size_text(d.size, d.together, d.calibration)}"
         limits = (f"Each look tests at its threshold, not at α, so over all looks the chance of a stop without a real "
                   f"difference is at most {size}; the pass rates are from the trials run up to the stop, fewer than "
                   "planned, and only the listed comparisons decided it.")

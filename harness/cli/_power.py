@@ -3,7 +3,7 @@ design; ``--plan`` reviews a plan."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import typer
 from rich.console import Console
@@ -122,32 +122,41 @@ def _review(plan_path: str, as_json: bool, test: str | None) -> None:
 
 
 def _sequential(control: float, treatment: float, alpha: float, test: TestName, looks: list[int], spending: Spending,
-                as_json: bool) -> None:
-    from harness.analysis import TITLES, boundary_text, power
-    from harness.stats import calibrated, operating
+                as_json: bool, comparisons: int = 1) -> None:
+    """The design of ``looks`` calibrated for ``comparisons`` comparisons against one control together, and its
+    power at P0 (the control) vs P1 (every other group): the chance that every comparison crosses at one look."""
+    from harness.analysis import TITLES, boundary_text, power, size_text
+    from harness.stats import against_one_control, calibrated, operating
 
-    figures = calibrated(tuple(looks), alpha, spending, test)
+    figures = calibrated(tuple(looks), alpha, spending, test, against_one_control(comparisons))
     chance, expected = operating(figures, looks, control, treatment)
     fixed = power(control, treatment, looks[-1], looks[-1], alpha, test)
+    calibration: Literal["exact", "bonferroni"] = "exact" if figures.exact else "bonferroni"
     if as_json:
         print_json({"control": control, "treatment": treatment, "alpha": alpha, "test": test, "looks": looks,
-                    "spending": spending, "thresholds": figures.thresholds, "typeOneError": figures.cumulative,
-                    "size": figures.size, "power": chance, "expectedRepeats": expected, "fixedPower": fixed})
+                    "spending": spending, "comparisons": comparisons, "calibration": calibration,
+                    "thresholds": figures.thresholds, "typeOneError": figures.cumulative, "size": figures.size,
+                    "power": chance, "expectedRepeats": expected, "fixedPower": fixed})
         return
     console = Console(emoji=False)
+    against = "" if comparisons == 1 else f", {comparisons} comparisons against one control calibrated together"
+    stop = "exact power" if comparisons == 1 else "exact chance that all cross at one look (a stop)"
     console.print(f"control {control:g} vs treatment {treatment:g}, two-sided {TITLES[test]}, looks at "
-                  f"{', '.join(map(str, looks))} repeats per group, {spending} spending of α = {alpha:g}: exact power "
-                  f"{chance:.3f}, exact size {figures.size:.4f}, {expected:.1f} repeats per group on average "
-                  f"(a fixed design of {looks[-1]}: power {fixed:.3f})", markup=False, soft_wrap=True)
+                  f"{', '.join(map(str, looks))} repeats per group, {spending} spending of α = {alpha:g}{against}: "
+                  f"{stop} {chance:.3f}, {size_text(figures.size, comparisons, calibration)}, {expected:.1f} repeats "
+                  f"per group on average (a fixed design of {looks[-1]}: power {fixed:.3f}"
+                  + (" per comparison)" if comparisons > 1 else ")"), markup=False, soft_wrap=True)
     table = Table(title="calibrated thresholds (cross when p < threshold)", title_justify="left")
     for name in ("look", "repeats", "threshold", "type I error by then"):
         table.add_column(name, justify="right")
     for k, (n, cut, error) in enumerate(zip(looks, figures.thresholds, figures.cumulative, strict=True), 1):
         table.add_row(str(k), str(n), boundary_text(cut, 3), boundary_text(error, 3))
     console.print(table)
-    console.print("the type I error is the exact chance of a crossing by that look when the groups do not differ, "
-                  "maximised over their common pass rate; a threshold above α is still valid: it is a p-value "
-                  "cut-off of a discrete test, and what is held to α is that chance", markup=False, soft_wrap=True)
+    any_of = "a crossing" if comparisons == 1 else "any comparison crossing"
+    console.print(f"the type I error is the exact chance of {any_of} by that look when the groups do not differ, "
+                  "maximised over their common pass rate; a threshold lies halfway between the largest p that "
+                  "crosses and the smallest that does not, and one above α is still valid: it is a p-value cut-off of "
+                  "a discrete test, and what is held to α is that chance", markup=False, soft_wrap=True)
 
 
 @app.command("power")
@@ -205,14 +214,14 @@ def power_cmd(
     _check("alpha", alpha, 0.0, 1.0, False)
     _check("power", target, 0.0, 1.0, False)
     test_name: TestName = chosen or "boschloo"
+    if not 1 <= comparisons <= LARGEST_FAMILY:
+        fail(f"--comparisons {comparisons}: must be between 1 and {LARGEST_FAMILY}")
     if looks is not None:
         _sequential(control, treatment, alpha, test_name, _looks(looks),
-                    cast("Spending", _choice("spending", spending, SPENDING)), as_json)
+                    cast("Spending", _choice("spending", spending, SPENDING)), as_json, comparisons)
         return
     if not 1 <= max_n <= LARGEST_N:
         fail(f"--max-n {max_n}: must be between 1 and {LARGEST_N}")
-    if not 1 <= comparisons <= LARGEST_FAMILY:
-        fail(f"--comparisons {comparisons}: must be between 1 and {LARGEST_FAMILY}")
     if control == treatment:
         fail(f"--control and --treatment are both {control:g}: there is no difference to find; the test then "
              f"rejects at most alpha ({alpha:g}) of the time at any n, so no n reaches power {target:g}")

@@ -1,21 +1,34 @@
-"""A sequential design's exact figures (X-41): calibrated thresholds, the type I error by each look, the
-design's size, and its power and expected repeats at given pass rates, by enumerating the outcomes.
+"""A sequential design's exact figures (X-41): thresholds calibrated for the listed comparisons together, the
+type I error by each look, the design's size, by enumerating the outcomes across looks.
 
-A stage looked at after n_1 < … < n_K repeats per group compares two groups at each look with the named
-test's p on the counts so far; a comparison crosses at a look when its p is below that look's threshold.
-The outcomes are enumerated across looks, without simulation: at each look a table over (x_a, x_b) of the
-fraction of the paths to it that crossed no earlier look (all paths to an outcome are equally likely
-whatever the pass rates), moved to the next look through the increments (given x' passes in n' trials,
-the passes among the first n are hypergeometric). Under equal rates the chance of a crossing by look k
-is a polynomial in the common pass rate π of degree 2 n_k in Bernstein form, whose maximum over π
-``_supremum`` bounds (never below it).
+A stage looked at after n_1 < … < n_K repeats per group tests each listed comparison at each look with the
+named test's p on the counts so far; a comparison crosses at a look when its p is below that look's
+threshold (one threshold per look for every comparison). The comparisons' groups are enumerated together
+across looks, without simulation, one connected component at a time (``_joint``: B:A and C:A share A, so
+{A, B, C} are enumerated jointly; v2:v1 is another component): at each look an array over the component's
+outcomes (x_g) of the fraction of the paths to each that crossed no earlier look (all paths to an outcome
+are equally likely whatever the pass rates), moved to the next look through the increments. When no group
+differs from another, a component's chance that some comparison has crossed by look k is a polynomial in its
+common pass rate of degree m n_k in Bernstein form, whose maximum ``_supremum`` bounds (never below it);
+components are independent and their rates free, so the chance that *any* listed comparison has crossed by
+look k is 1 − Π_c (1 − sup_c).
 
-Calibrated (``spent_by``), the threshold at each look is the largest p-value cut-off under which that
-maximum stays within the α spent by the look: the exact size is then at most α, and typically close to
-it, where testing each look at the spending function's increment (``look_alphas``) uses a third of it
-(looks 4, 8, 12, 16, 20, O'Brien–Fleming, Fisher: 0.0136 instead of 0.047). With a discrete test the
-cut-off at a look can exceed the α spent there, or α itself, when no outcome has a p between them: the
-cut-off is a p-value, the α is a chance, and the design's chance of a crossing is what is held to α.
+Calibrated (``spent_by``), the threshold at look k makes that chance, maximised over the common rates, stay
+within the α spent by look k, crossing as many outcomes as it can: the exact size of the comparisons
+together is then at most α, and close to it (looks 4, 8, 12, 16, 20, O'Brien–Fleming, α = 0.05, Boschloo's
+test: 0.047 for one comparison; testing each look at the spending function's increment, ``look_alphas``,
+uses a third of it). As it is held for any crossing, not only for a stop (every comparison crossing at one
+look), the chance of a false crossing of any comparison is held at α whichever groups do not differ.
+Each threshold lies halfway between the largest p-value that crosses and the smallest that does not
+(half the smallest when none crosses), so an accurate computation of the p-values that differs from the
+harness's in the last digits (scipy's ``boschloo_exact``, up to a relative 2e-8 lower) reaches the same
+decisions; p-values within a relative ``TIE`` are one level, crossing together. With a discrete test a
+threshold can exceed the α spent at its look, or α itself, when no outcome has a p between them: the
+threshold is a p-value cut-off, the α a chance, and the design's chance of a crossing is what is held to α.
+
+Above ``STATE_LIMIT`` outcomes of a component at the last look the comparisons are not enumerated jointly:
+each is calibrated as one comparison at the α spent divided by their number K (a Bonferroni split), and the
+size stated is K times a single comparison's, an upper bound (``Figures.exact`` is then false).
 """
 
 from __future__ import annotations
@@ -27,113 +40,152 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from ._joint import SINGLE, STATE_LIMIT, Component, Structure, advance, components, elevation, weights
 from ._pvalues import TestName, p_grid
 from ._spending import Spending, spent
 from ._supremum import supremum
 
+TIE = 1e-9
+"""p-values within this relative distance are one level (equal in exact arithmetic, apart in the last bits)."""
+
 
 class Figures(NamedTuple):
-    """A sequential design's exact figures for one comparison of two groups with the same looks."""
+    """A sequential design's exact figures: the looks' thresholds for its comparisons together."""
 
     thresholds: list[float]
-    """Per look, the p-value cut-off of the test: a comparison crosses when p < threshold."""
+    """Per look, the p-value cut-off of every comparison: a comparison crosses when p < threshold."""
     cumulative: list[float]
-    """Per look, the largest chance over the common pass rate of crossing at or before it (certified bound)."""
-    crossing: list[NDArray[np.bool_]]
-    """Per look, the outcomes [x_a, x_b] that cross there."""
-    reach: list[NDArray[np.float64]]
-    """Per look, the fraction of the paths to each outcome that crossed no earlier look."""
+    """Per look, the largest chance over the common pass rates that some comparison crosses at or before it
+    (a certified bound; with ``exact`` false, a Bonferroni bound)."""
+    looks: tuple[int, ...] = ()
+    test: TestName = "boschloo"
+    comparisons: Structure = SINGLE
+    exact: bool = True
+    """Were the comparisons enumerated together (false: each calibrated at the α spent divided by their number)?"""
 
     @property
     def size(self) -> float:
-        """The design's exact size: the largest chance of a crossing at any look when the groups do not differ."""
+        """The design's size: the largest chance of a crossing at any look when the groups do not differ."""
         return self.cumulative[-1]
 
 
-def _moves(before: int, after: int) -> NDArray[np.float64]:
-    """[x', x]: of x' passes in ``after`` exchangeable trials, the chance that x were among the first ``before``."""
-    from scipy.stats import hypergeom
-
-    return hypergeom.pmf(np.arange(before + 1)[None, :], after, np.arange(after + 1)[:, None], before)
-
-
-def _split_weight(n: int) -> NDArray[np.float64]:
-    """[x_a, x_b]: the chance of that split of x_a + x_b passes in 2n trials, n per group."""
-    from scipy.stats import hypergeom
-
-    x = np.arange(n + 1)
-    return hypergeom.pmf(x[:, None], 2 * n, x[:, None] + x[None, :], n)
+def _levels(values: NDArray[np.float64], tie: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(lowest, highest) value of each level of ``values``, ascending: values within a relative ``tie`` of the
+    previous one join its level."""
+    u = np.unique(values)
+    start = np.append(0, np.nonzero(u[1:] > u[:-1] * (1 + tie))[0] + 1)
+    return u[start], u[np.append(start[1:], len(u)) - 1]
 
 
-def sequential_figures(looks: Sequence[int], test: TestName, spent_by: Sequence[float] | None = None,
-                       thresholds: Sequence[float] | None = None) -> Figures:
-    """The design's figures by enumerating the outcomes across looks: per look a distribution over (x_a, x_b)
-    of the paths that have not crossed yet, moved to the next look by the increments' counts. With
-    ``spent_by`` (the α spent by each look) the thresholds are calibrated: at each look the largest p-value
-    cut-off under which the chance of crossing at or before it, maximised over the common pass rate,
-    stays within the α spent by then. With ``thresholds`` those are evaluated."""
-    from scipy.stats import hypergeom
+def _midpoint(low: NDArray[np.float64], high: NDArray[np.float64], j: int) -> float:
+    """The threshold crossing the first j levels: halfway between the j-th level's highest value and the next
+    level's lowest (half the lowest when j = 0; above every value when all cross)."""
+    if j == 0:
+        return float(low[0]) / 2
+    if j == len(low):
+        return 1.0 + float(high[-1])
+    return (float(high[j - 1]) + float(low[j])) / 2
 
-    reach = np.ones((looks[0] + 1, looks[0] + 1))
-    total = np.zeros(2 * looks[0] + 1)  # Bernstein coefficients of the chance of a crossing so far
-    out = Figures([], [], [], [])
-    for k, n in enumerate(looks):
-        if k:
-            before = looks[k - 1]
-            elevate = hypergeom.pmf(np.arange(2 * before + 1)[:, None], 2 * n, np.arange(2 * n + 1)[None, :],
-                                    2 * before)
-            total, move = total @ elevate, _moves(before, n)
-            reach = move @ np.where(out.crossing[-1], 0.0, reach) @ move.T
-        p = p_grid(n, n, test).ravel()
-        order = np.argsort(p, kind="stable")
-        s = (order // (n + 1) + order % (n + 1))
-        added = np.zeros((len(order), 2 * n + 1))
-        added[np.arange(len(order)), s] = (reach * _split_weight(n)).ravel()[order]
-        prefix = np.vstack([np.zeros(2 * n + 1), np.cumsum(added, axis=0)]) + total
-        ends = np.append(np.nonzero(np.diff(p[order]) > 0)[0] + 1, len(order))  # prefix lengths between ties
-        if thresholds is not None:
-            length = int(np.searchsorted(p[order], thresholds[k], side="left"))
+
+class _Walk:
+    """One component's paths across looks: the fraction of paths to each outcome that crossed no earlier look,
+    and the Bernstein coefficients of the chance of a crossing so far."""
+
+    def __init__(self, component: Component, test: TestName) -> None:
+        self.component, self.test = component, test
+        self.n = 0
+        self.reach = np.ones(1)
+        self.total = np.zeros(1)
+        self.statistic = np.zeros(1)
+        self.threshold = 0.0
+
+    def look(self, n: int, low: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Move to look n; per number j of levels crossing (0 … L), the coefficients of the chance of a
+        crossing by then: rows (L + 1) × (m n + 1)."""
+        m = self.component.size
+        if self.n:
+            self.reach = advance(np.where(self.statistic < self.threshold, 0.0, self.reach), self.n, n)
+            self.total = self.total @ elevation(m * self.n, m * n)
         else:
-            assert spent_by is not None
-            length = _longest(prefix, np.append(0, ends), spent_by[k])
-        cut = float(p[order][length]) if length < len(order) else 1.0 + float(p.max())
-        upper, _ = supremum(prefix[length][None, :])
-        total = prefix[length]
-        out.thresholds.append(cut if thresholds is None else float(thresholds[k]))
-        out.cumulative.append(min(1.0, float(upper[0])))
-        out.crossing.append((p < out.thresholds[-1]).reshape(n + 1, n + 1))
-        out.reach.append(reach)
-    return out
+            self.reach, self.total = np.ones((n + 1,) * m), np.zeros(m * n + 1)
+        self.n = n
+        self.statistic = self.component.statistic(n, self.test)
+        level = np.searchsorted(low, self.statistic.ravel(), side="right") - 1
+        w, s = weights(n, m)
+        width = m * n + 1
+        rows = np.bincount(level * width + s, weights=self.reach.ravel() * w, minlength=len(low) * width)
+        return np.vstack([np.zeros(width), np.cumsum(rows.reshape(len(low), width), axis=0)]) + self.total
+
+    def cross(self, threshold: float, coefficients: NDArray[np.float64]) -> None:
+        self.threshold, self.total = threshold, coefficients
 
 
-def _longest(prefix: NDArray[np.float64], lengths: NDArray[np.intp], limit: float) -> int:
-    """The longest of ``lengths`` whose prefix's certified supremum stays within ``limit`` (0 if none does):
-    the supremum grows with the prefix, so a bisection, 16 candidates a round."""
-    low, high = 0, len(lengths)  # lengths[low] is within (0 always), lengths[high] is not
+def _family(rows: Sequence[NDArray[np.float64]], picks: NDArray[np.intp]) -> NDArray[np.float64]:
+    """1 − Π_c (1 − sup over π of component c's chance with picks[i] levels crossing), for every pick."""
+    none = np.ones(len(picks))
+    for r in rows:
+        upper, _ = supremum(r[picks])
+        none = none * (1.0 - np.minimum(1.0, upper))
+    return 1.0 - none
+
+
+def _largest(rows: Sequence[NDArray[np.float64]], limit: float) -> int:
+    """The most levels that may cross with the family's chance within ``limit`` (0 if none may): the chance grows
+    with the levels, so a bisection, 16 candidates a round."""
+    low, high = 0, len(rows[0])  # low levels are within (0 always), high are not
     while high - low > 1:
-        picks = np.unique(np.linspace(low + 1, high - 1, min(16, high - low - 1)).round().astype(int))
-        upper, _ = supremum(prefix[lengths[picks]])
+        picks = np.unique(np.linspace(low + 1, high - 1, min(16, high - low - 1)).round().astype(np.intp))
+        upper = _family(rows, picks)
         within = picks[upper <= limit]
         low = max(low, int(within.max())) if len(within) else low
         beyond = picks[upper > limit]
         high = min(high, int(beyond.min())) if len(beyond) else high
-    return int(lengths[low])
+    return low
 
 
-def operating(figures: Figures, looks: Sequence[int], control: float, treatment: float) -> tuple[float, float]:
-    """(power, expected repeats per group) when the groups pass at ``control`` and ``treatment``: the chance
-    of crossing at some look, and the repeats run on average (a crossing stops the stage at its look)."""
-    from scipy.stats import binom
+def sequential_figures(looks: Sequence[int], test: TestName, spent_by: Sequence[float] | None = None,
+                       thresholds: Sequence[float] | None = None, comparisons: Structure = SINGLE) -> Figures:
+    """The design's figures for ``comparisons`` (default one) by enumerating their groups' outcomes across looks.
+    With ``spent_by`` (the α spent by each look) the thresholds are calibrated: at each look the most p-value
+    levels cross under which the chance that some comparison has crossed at or before it, maximised over the
+    common pass rates, stays within the α spent by then, the threshold halfway to the next level. With
+    ``thresholds`` those are evaluated."""
+    parts = components(comparisons)
+    if any(c.states(looks[-1]) > STATE_LIMIT for c in parts):
+        return _bonferroni(looks, test, spent_by, thresholds, comparisons)
+    walks = [_Walk(c, test) for c in parts]
+    out = Figures([], [], tuple(looks), test, comparisons, True)
+    for k, n in enumerate(looks):
+        low, high = _levels(p_grid(n, n, test), TIE if thresholds is None else 0.0)
+        rows = [w.look(n, low) for w in walks]
+        if thresholds is None:
+            assert spent_by is not None
+            j = _largest(rows, spent_by[k])
+            cut = _midpoint(low, high, j)
+        else:
+            cut = float(thresholds[k])
+            j = int(np.searchsorted(low, cut, side="left"))
+        for w, r in zip(walks, rows, strict=True):
+            w.cross(cut, r[j])
+        out.thresholds.append(cut)
+        out.cumulative.append(min(1.0, float(_family(rows, np.array([j]))[0])))
+    return out
 
-    stops = []
-    for n, cross, reach in zip(looks, figures.crossing, figures.reach, strict=True):
-        x = np.arange(n + 1)
-        stops.append(float(np.sum(reach * cross * np.outer(binom.pmf(x, n, control), binom.pmf(x, n, treatment)))))
-    expected = sum(n * q for n, q in zip(looks[:-1], stops[:-1], strict=True)) + looks[-1] * (1 - sum(stops[:-1]))
-    return min(1.0, sum(stops)), expected
+
+def _bonferroni(looks: Sequence[int], test: TestName, spent_by: Sequence[float] | None,
+                thresholds: Sequence[float] | None, comparisons: Structure) -> Figures:
+    """Too many outcomes to enumerate jointly: each comparison as one, at the α spent divided by their number K;
+    the chance that any crosses is at most K times one's."""
+    k = len(comparisons)
+    share = None if spent_by is None else [s / k for s in spent_by]
+    one = sequential_figures(looks, test, spent_by=share, thresholds=thresholds)
+    return Figures(one.thresholds, [min(1.0, k * c) for c in one.cumulative], tuple(looks), test, comparisons, False)
 
 
 @lru_cache(maxsize=64)
-def calibrated(looks: tuple[int, ...], alpha: float, spending: Spending, test: TestName) -> Figures:
-    """The exactly calibrated design of ``looks`` under ``spending`` of ``alpha`` for ``test``."""
-    return sequential_figures(looks, test, spent_by=[spent(n / looks[-1], alpha, spending) for n in looks])
+def calibrated(looks: tuple[int, ...], alpha: float, spending: Spending, test: TestName,
+               comparisons: Structure = SINGLE) -> Figures:
+    """The exactly calibrated design of ``looks`` under ``spending`` of ``alpha`` for ``test``, held for the
+    listed ``comparisons`` together (``_joint.structure`` of named pairs; default one comparison)."""
+    return sequential_figures(looks, test, spent_by=[spent(n / looks[-1], alpha, spending) for n in looks],
+                              comparisons=comparisons)

@@ -222,25 +222,34 @@ def test_each_fix_clears_the_finding(change: Any) -> None:
 
 
 def test_a_sequential_stage_says_the_earliest_look_it_can_stop_at() -> None:
-    """Looks 4, 8, …, 20 with O'Brien–Fleming at α 0.05, thresholds calibrated exactly (Boschloo): 4/4 vs 0/4
-    cannot cross look 1, 8/8 vs 0/8 (p = 0.000031) crosses look 2's threshold (0.0022); exact size 0.047. With an
-    effect, its power and expected repeats; looks that end at n = 3 can stop nowhere: a design problem."""
+    """Looks 4, 8, …, 20 with O'Brien–Fleming at α 0.05, thresholds calibrated exactly (Boschloo) for B:A and C:A
+    together: 4/4 vs 0/4 cannot cross look 1, 8/8 vs 0/8 (p = 0.000031) crosses look 2's threshold (0.0014); exact
+    size of the pair 0.049. With an effect (B and C at 0.4, A at 0.8), the chance that both cross at one look and
+    the expected repeats; looks that end at n = 3 can stop nowhere: a design problem."""
     from harness.plan import parse_plan
     from tests.harness.runner.test_sequential_stopping import sequential_plan
 
     review = review_design(parse_plan(sequential_plan())[0])
     (note,) = [f for f in review.findings if f.kind == "sequential"]
     assert not note.problem and note.stage == "simple"
-    assert "thresholds calibrated exactly, 0.0078, 0.0022, 0.017, 0.025, 0.042 (crossing when p is below), exact " \
-           "size 0.0470" in note.statement
+    assert "thresholds calibrated for its 2 comparisons together, 0.0039, 0.0014, 0.0049, 0.017, 0.024 (crossing " \
+           "when p is below), exact size of the 2 comparisons together 0.0492" in note.statement
     assert "the earliest it can stop is look 2 (n = 8 per group), where a complete difference gives p = 0.000031 " \
-           "< 0.0022" in note.statement
+           "< 0.0014" in note.statement
     (seq,) = review.sequential
     assert seq.earliestStop == 2 and 0.04 <= seq.size <= 0.05 and seq.power is None
+    assert seq.comparisons == [("B", "A"), ("C", "A")] and seq.calibration == "exact"
     data = sequential_plan()
     data["analysis"] = {"effect": {"control": 0.8, "treatment": 0.4}}
+    review = review_design(parse_plan(data)[0])
+    (seq,) = review.sequential
+    assert (round(seq.power or 0, 2), round(seq.expectedRepeats or 0, 1)) == (0.49, 18.5)
+    (note,) = [f for f in review.findings if f.kind == "sequential"]
+    assert "the exact chance that all 2 cross at one look (a stop) is 0.49" in note.statement
+    data["stages"][next(i for i, s in enumerate(data["stages"]) if s["id"] == "simple")]["sequential"][
+        "comparisons"] = [["B", "A"], ["A", "C"]]
     (seq,) = review_design(parse_plan(data)[0]).sequential
-    assert (round(seq.power or 0, 2), round(seq.expectedRepeats or 0, 1)) == (0.73, 16.7)
+    assert seq.power is None and seq.powerNote is not None and seq.powerNote.startswith("A is compared both as")
     data = sequential_plan()
     simple = next(s for s in data["stages"] if s["id"] == "simple")
     simple.update(repeats=2, sequential={**simple["sequential"], "looks": [1, 2]})

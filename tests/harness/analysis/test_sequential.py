@@ -1,5 +1,6 @@
 """A sequential stage's looks (X-41): each comparison's exact p (the plan's test) against the look's threshold,
-calibrated exactly; a stop only when every listed comparison crosses at one look."""
+calibrated exactly for the listed comparisons together; a stop only when every listed comparison crosses at one
+look."""
 
 from __future__ import annotations
 
@@ -8,15 +9,15 @@ from collections.abc import Mapping
 import pytest
 
 from harness.analysis import Counts, boundary_text, evaluate_sequential, sequential_finding, small_p
-from harness.stats import calibrated
+from harness.stats import calibrated, structure
 
 LOOKS = [4, 8, 12, 16, 20]
 PAIRS = [("B", "A"), ("C", "A")]
 
 
 def _evaluate(counts: Mapping[int, Mapping[str, Counts]], spending: str = "obrien-fleming",  # type: ignore[no-untyped-def]
-              test: str = "boschloo"):
-    return evaluate_sequential("simple", LOOKS, spending, 0.05, PAIRS, lambda r: counts.get(r), test)  # type: ignore[arg-type]
+              test: str = "boschloo", pairs: list[tuple[str, str]] = PAIRS):
+    return evaluate_sequential("simple", LOOKS, spending, 0.05, pairs, lambda r: counts.get(r), test)  # type: ignore[arg-type]
 
 
 def test_stops_only_when_every_comparison_crossed() -> None:
@@ -29,10 +30,11 @@ def test_stops_only_when_every_comparison_crossed() -> None:
         assert [lk.crossed for lk in result.looks] == [False, False, True]
         b, c = result.looks[1].comparisons
         assert b.crossed and not c.crossed and c.pValue == pytest.approx(c_p, abs=1e-4)
-        design = calibrated(tuple(LOOKS), 0.05, "obrien-fleming", test)  # type: ignore[arg-type]
+        design = calibrated(tuple(LOOKS), 0.05, "obrien-fleming", test, structure(PAIRS))  # type: ignore[arg-type]
         assert [lk.boundary for lk in result.looks] == design.thresholds[:3]
         assert result.design.test == test and result.design.size == design.size <= 0.05
-        assert f"{test.title()}'s test, exact size 0.0470" in result.statement
+        assert result.design.together == 2 and result.design.calibration == "exact"
+        assert f"{test.title()}'s test, exact size of the 2 comparisons together 0.0492" in result.statement
 
 
 def test_runs_as_a_fixed_design_when_no_look_crosses() -> None:
@@ -57,13 +59,19 @@ def test_a_side_without_a_verdict_never_crosses() -> None:
 
 
 def test_pocock_spends_early_and_stops_at_look_1() -> None:
-    """Pocock spends α early: calibrated, 4/4 vs 0/4 (Boschloo p = 0.0078) crosses look 1's threshold (0.070, above
-    α: no outcome of 4 vs 4 has a p between 0.0078 and it); O'Brien–Fleming's look 1 is 0.0078 itself: no cross."""
+    """Pocock spends α early: calibrated for B:A alone, 4/4 vs 0/4 (Boschloo p = 0.0078) crosses look 1's threshold
+    (0.039, halfway to the next p of 4 vs 4, 0.070); O'Brien–Fleming's look 1 is half of 0.0078: no cross. For B:A
+    and C:A together the chance that either crosses at look 1 (0.0151) exceeds the 0.0149 Pocock spends there, so
+    the pair cannot stop before look 2. Fisher's look 1 (0.086, above α) is still valid: no outcome of 4 vs 4 has a
+    p between 0.029 and 0.14."""
     counts = {n: {"A": (0, n), "B": (n, n), "C": (n, n)} for n in LOOKS}
-    result = _evaluate(counts, "pocock")
-    assert result.looks[0].boundary == pytest.approx(0.0703, abs=1e-4) and result.stoppedAt == 1
-    assert "The threshold at look 1 is above α and still valid" in sequential_text(result)
-    assert _evaluate(counts).stoppedAt == 2
+    alone = _evaluate(counts, "pocock", pairs=[("B", "A")])
+    assert alone.looks[0].boundary == pytest.approx((0.0078125 + 0.0703125) / 2, rel=1e-6) and alone.stoppedAt == 1
+    assert _evaluate(counts, pairs=[("B", "A")]).stoppedAt == 2
+    assert _evaluate(counts, "pocock").stoppedAt == 2
+    fisher = _evaluate(counts, "pocock", "fisher", pairs=[("B", "A")])
+    assert fisher.looks[0].boundary == pytest.approx(0.0857, abs=1e-4) and fisher.stoppedAt == 1
+    assert "The thresholds at looks 1, 3, 4 are above α and still valid" in sequential_text(fisher)
 
 
 def sequential_text(result) -> str:  # type: ignore[no-untyped-def]

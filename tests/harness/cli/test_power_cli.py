@@ -103,3 +103,20 @@ def test_plan_prints_its_review() -> None:
 def test_plan_that_does_not_load_exits_2(tmp_path: Path) -> None:
     result = runner.invoke(app, ["power", "--plan", str(tmp_path / "none.json")])
     assert result.exit_code == 2 and "no such file" in result.output
+
+
+def test_comparisons_sizes_a_family_against_one_control() -> None:
+    """0.9 vs 0.3: 10 per group on its own, 11 for two comparisons held at α together (the first step's cut-off,
+    about 0.033 there, with the family-wise size beside it); with --looks the design is calibrated for both."""
+    result = runner.invoke(app, ["power", "--control", "0.9", "--treatment", "0.3", "--comparisons", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["n"] == 11 and data["comparisons"] == 2
+    row = next(r for r in data["table"] if r["n"] == 11)
+    assert 0.03 < row["cutoff"] < 0.035 and row["familySize"] <= 0.05 and row["power"] >= 0.8 > next(
+        r for r in data["table"] if r["n"] == 10)["power"]
+    looks = runner.invoke(app, ["power", "--control", "0.8", "--treatment", "0.4", "--looks", "4,8,12,16,20",
+                                "--comparisons", "2", "--json"])
+    assert looks.exit_code == 0 and json.loads(looks.stdout)["comparisons"] == 2
+    bad = runner.invoke(app, ["power", "--control", "0.9", "--treatment", "0.3", "--comparisons", "11"])
+    assert bad.exit_code == 2 and "--comparisons 11: must be between 1 and 10" in bad.output

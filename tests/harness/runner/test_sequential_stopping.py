@@ -17,7 +17,7 @@ from harness.plan import parse_plan
 from harness.results import TrialRecord
 from harness.runner import RunOutcome
 from harness.runner._overrides import OverrideError, OverrideSpec, apply_overrides
-from harness.stats import calibrated
+from harness.stats import calibrated, structure
 from tests.harness.runner._run import outcomes, plan_data, run_plan
 
 LOOKS = [4, 8, 12, 16, 20]
@@ -43,14 +43,15 @@ def trials(report: dict[str, Any], stage: str) -> dict[str, list[dict[str, Any]]
 
 
 def test_exact_math_stops_at_look_2_not_look_1() -> None:
-    """Calibrated exactly (Boschloo): at n = 4 a complete difference (4/4 vs 0/4) is p = 0.0078, the first p look
-    1 may not include (its threshold); at n = 8 it is p = 0.000031, below look 2's 0.0022, so a complete difference
-    stops the stage at 8 repeats per group."""
-    design = calibrated(tuple(LOOKS), 0.05, "obrien-fleming", "boschloo")
+    """Calibrated exactly (Boschloo) for B:A and C:A together: at n = 4 a complete difference (4/4 vs 0/4) is
+    p = 0.0078, the smallest p there, which look 1 may not include (its threshold is half of it); at n = 8 it is
+    p = 0.000031, below look 2's 0.0014, so a complete difference stops the stage at 8 repeats per group."""
+    design = calibrated(tuple(LOOKS), 0.05, "obrien-fleming", "boschloo", structure([("B", "A"), ("C", "A")]))
     assert p_value(4, 4, 0, 4) == pytest.approx(2 / 256, rel=1e-6) and not p_value(4, 4, 0, 4) < design.thresholds[0]
+    assert design.thresholds[0] == pytest.approx(p_value(4, 4, 0, 4) / 2, rel=1e-12)
     assert p_value(8, 8, 0, 8) == pytest.approx(2 / 4**8, rel=1e-6) and p_value(8, 8, 0, 8) < design.thresholds[1]
-    assert design.thresholds[1] == pytest.approx(0.00223, rel=1e-2)
-    assert design.size <= 0.05
+    assert design.thresholds[1] == pytest.approx(0.00137, rel=1e-2)
+    assert design.size <= 0.05 and len(design.comparisons) == 2 and design.exact
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +79,8 @@ def test_report_states_the_design_every_look_and_the_stop(prefill: RunOutcome) -
     design = seq["design"]
     assert design["looks"] == LOOKS and design["spending"] == "obrien-fleming" and design["alpha"] == 0.05
     assert design["comparisons"] == [["B", "A"], ["C", "A"]]
-    exact = calibrated(tuple(LOOKS), 0.05, "obrien-fleming", "boschloo")
+    exact = calibrated(tuple(LOOKS), 0.05, "obrien-fleming", "boschloo", structure([("B", "A"), ("C", "A")]))
+    assert design["together"] == 2 and design["calibration"] == "exact"
     assert design["test"] == "boschloo" and design["boundaries"] == exact.thresholds
     assert design["typeOneError"] == exact.cumulative and 0.04 <= design["size"] <= 0.05
     assert all(e <= s for e, s in zip(design["typeOneError"], design["spent"], strict=True))
@@ -94,9 +96,10 @@ def test_findings_quote_the_stopped_test_with_its_boundary(prefill: RunOutcome) 
     (stop,) = [f for f in report["findings"] if f["rule"].startswith("sequential")]
     assert stop["rule"] == "sequential-stopped" and stop["shown"] is True
     assert "stopped at look 2 (n = 8 per group)" in stop["statement"]
-    assert "B vs A 8/8 vs 0/8, Boschloo p = 0.000031 < threshold 0.0022" in stop["statement"]
-    assert "O'Brien–Fleming spending of α = 0.05, Boschloo's test, exact size 0.0470)" in stop["statement"]
-    assert "at most the design's exact size, 0.0470" in stop["doesNotShow"]
+    assert "B vs A 8/8 vs 0/8, Boschloo p = 0.000031 < threshold 0.0014" in stop["statement"]
+    assert ("O'Brien–Fleming spending of α = 0.05, Boschloo's test, exact size of the 2 comparisons together "
+            "0.0492)") in stop["statement"]
+    assert "at most the design's exact size of the 2 comparisons together 0.0492" in stop["doesNotShow"]
     assert report["findings"][0]["rule"].startswith("placement-v3/")  # the placement reading stays first
     assert report["design"]["alpha"] == 0.05 and report["design"]["comparisons"]
 
