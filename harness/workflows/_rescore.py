@@ -240,6 +240,7 @@ def rescore(run_dir: Path, plan: Plan | None = None, plan_sha256: str | None = N
     summary = {"schemaVersion": 1, "createdAt": now(), "source": str(run_dir),
                "sourceExperimentId": original.experimentId, "recordedPlanSha256": manifest.get("planSha256"),
                "plan": {"id": new.id, "sha256": sha, "path": request.plan_path}, "modelCalls": 0,
+               "analysis": {"test": analysis.test, "family": analysis.family, "familyMethod": analysis.method},
                "trials": len(records), "stageChanges": changes, "trialChanges": trials}
     (out / "rescore.json").write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     return RescoreOutcome(out_dir=out, report=report, changes=changes,

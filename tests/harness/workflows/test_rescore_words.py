@@ -132,6 +132,8 @@ def test_a_report_written_before_the_family_opens_renders_and_rescores(tmp_path:
     report, _ = _rescore(run, "--family", "none")
     assert report["caveats"][0].endswith("Each comparison is judged at α = 0.05 on its own, not adjusted for "
                                          "multiple comparisons: --family none.")
+    summary = json.loads((run / "rescored" / "r1" / "rescore.json").read_text(encoding="utf-8"))
+    assert summary["analysis"] == {"test": "fisher", "family": "none", "familyMethod": "exact"}
     report, _ = _rescore(run, "--family-method", "holm")
     assert report["caveats"][0].endswith("(family findings, Holm: familyMethod holm), as asked.")
     # the recording keeps no metrics.duckdb: the rescore's holds the same trials' metrics, and renders it
