@@ -1,5 +1,5 @@
-"""``harness rescore RUN_DIR [--plan PLAN]``: re-judge a recorded run with another plan's checks,
-without any model call (``runner._rescore``)."""
+"""``harness rescore RUN_DIR [--plan PLAN] [--test T] [--family F] [--family-method M]``: re-judge a
+recorded run with another plan's checks, without any model call (``workflows._rescore``)."""
 
 from __future__ import annotations
 
@@ -25,6 +25,14 @@ def rescore_cmd(
         "--test", metavar="TEST", help="boschloo or fisher: the test of the new p-values; default: the plan's "
         "analysis.test when --plan sets one, else the test of the report re-scored (fisher for a report written "
         "before the test was a choice).")] = None,
+    family: Annotated[str | None, typer.Option(
+        "--family", metavar="FAMILY", help="findings or none: the comparisons held at alpha together (findings: "
+        "every comparison the findings rules can claim) or none (each at alpha on its own, said so: not adjusted "
+        "for multiple comparisons); default: the plan's analysis.family when --plan sets one, else the recorded "
+        "plan's (findings for a run recorded before the family existed).")] = None,
+    family_method: Annotated[str | None, typer.Option(
+        "--family-method", metavar="METHOD", help="exact or holm: how the family is held; default: the plan's "
+        "analysis.familyMethod when --plan sets one, else the recorded plan's (exact before it existed).")] = None,
 ) -> None:
     """Re-judge a finished run's recorded trials with another plan's checks, without calling any model.
 
@@ -46,7 +54,10 @@ def rescore_cmd(
     checks it.
 
     The p-values keep the test of the report re-scored unless asked: --test boschloo re-states a report
-    written with Fisher's test (before the test was a choice) with Boschloo's.
+    written with Fisher's test (before the test was a choice) with Boschloo's. The family of comparisons
+    held at alpha together is the recorded plan's unless asked: a run recorded before the family existed
+    is re-stated with the findings family (exact); --family none re-states it without adjustment. The
+    new report's first caveat says which test, family and method it used.
 
     While a `harness run` is running in RUN_DIR, this is refused (exit 2, naming the process): the
     run is still appending trials; rescore it once the run is over.
@@ -59,8 +70,8 @@ def rescore_cmd(
     from harness.plan import PlanError, load_plan
     from harness.results import is_sweep, read_sweep
     from harness.runner import StorageError, shared, storage_problem
-    from harness.stats import TESTS
-    from harness.workflows import rescore
+    from harness.stats import FAMILY_METHODS, TESTS
+    from harness.workflows import FAMILIES, rescore
     from protocols import InvalidInput
 
     from ._run_gate import show_expectations
@@ -68,6 +79,10 @@ def rescore_cmd(
 
     if test is not None and test not in TESTS:
         fail(f"--test {test!r}: expected one of {', '.join(TESTS)}")
+    if family is not None and family not in FAMILIES:
+        fail(f"--family {family!r}: expected one of {', '.join(FAMILIES)}")
+    if family_method is not None and family_method not in FAMILY_METHODS:
+        fail(f"--family-method {family_method!r}: expected one of {', '.join(FAMILY_METHODS)}")
 
     if is_sweep(run_dir):
         slugs = ", ".join(str(run_dir / m.slug) for m in read_sweep(run_dir).models)
@@ -83,7 +98,8 @@ def rescore_cmd(
             raise typer.Exit(EXIT_INVALID) from None
     try:
         with shared(run_dir):  # never while a run writes RUN_DIR
-            outcome = rescore(run_dir, plan, sha, plan_path, out, test=test)
+            outcome = rescore(run_dir, plan, sha, plan_path, out, test=test, family=family,
+                              family_method=family_method)
     except InvalidInput as exc:  # refused, not a run directory, or in use: the caller's mistake, named
         err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_INVALID) from None

@@ -29,12 +29,18 @@ was not made or failed. litellm merges consecutive same-role messages for Anthro
 Bedrock, so a group designed to differ in one thing may differ in more on the wire: C's user state
 becomes part of the user's own turn, B's joins the header's turn, A's is a prefill. The summary says
 so in words and does not call such a comparison "as designed".
+
+A rescore (``restate``) has no session store of its own: it keeps the recording's requests as they were
+compared (word diffs, roles, state places, tools, the wire views, treatments and notes: facts of the run)
+and says them again in today's words, with the rescoring plan's findings roles: what each request and
+wire differs in, the wire sentences, the design line and its verdict.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
@@ -50,6 +56,8 @@ from harness.wire import (
     provider_of,
     request_wire_body,
     route_of,
+    wire_differs_in,
+    wire_summary,
 )
 from protocols import STATE_VIEW_V3, HostOptions, resolve
 
@@ -221,6 +229,26 @@ def summarize(d: GroupDifference, role: str | None) -> GroupDifference:
     return d.model_copy(update={"differsIn": found, "expected": expected, "summary": summary})
 
 
+def _restated_wire(w: WireDifference, group: str, control: str) -> WireDifference:
+    """A recorded wire entry with its ``differsIn`` and ``summary`` derived again from its views, treatments
+    (none in reports written before they were read) and notes."""
+    treated = None if w.controlTreatment is None or w.groupTreatment is None else (w.controlTreatment,
+                                                                                   w.groupTreatment)
+    kinds = None if treated is None else (treated[0].treatment, treated[1].treatment)
+    return w.model_copy(update={"differsIn": wire_differs_in(w.control, w.group, kinds),
+                                "summary": wire_summary(w.provider, group, control, w.control, w.group, treated,
+                                                        w.notes)})
+
+
+def restate(panel: Sequence[GroupDifference], spec: Any) -> list[GroupDifference]:
+    """A recorded panel in today's words (see the module docstring); ``spec``: the findings spec whose roles
+    the design lines follow (none for an entry compared with a group that is not its placement control). The
+    compared requests stay as recorded."""
+    return [summarize(d.model_copy(update={"wire": [_restated_wire(w, d.group, d.control) for w in d.wire]}),
+                      findings_role(spec, d.group) if d.control == spec.placementControl else None)
+            for d in panel]
+
+
 def _first_request(exp: RunView, records: list[TrialRecord]) -> dict[str, Any] | None:
     for record in sorted(records, key=lambda r: (r.repeat, r.attempt)):
         if not record.sessionId:
@@ -320,12 +348,13 @@ def _wire(exp: RunView, group: str, control: str, base: dict[str, Any], snap: di
 
 
 def group_differences(exp: RunView, preflight: list[dict[str, Any]] | None = None) -> list[GroupDifference]:
-    """One entry per selected group other than the placement control (none without a store or control).
+    """One entry per selected group other than the placement control (none without a control). Without a
+    store (a rescore): the recorded panel the experiment carries as ``recorded_panel``, restated (``restate``).
     ``preflight``: the run's preflight entries; a group it did not send is compared on its offline request."""
     spec = exp.plan.findings
     control = spec.placementControl
-    if exp.store is None:  # a rescore has no store: it carries the recording's panel over
-        return []
+    if exp.store is None:  # a rescore has no store: the recording's panel (``recorded_panel``), restated
+        return restate(getattr(exp, "recorded_panel", ()), spec)
     held = {str(p["group"]) for p in preflight or [] if not p.get("sent", True)}
     rendered = {str(p["group"]): [Verdict.model_validate(v) for v in p.get("verdicts") or []]
                 for p in preflight or [] if p.get("rendered")}  # a local server's own reading of the request

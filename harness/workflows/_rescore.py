@@ -10,7 +10,13 @@ with its own report.json, metrics.duckdb, report.html / .md, a copy of the trans
 rescore.json (what changed). A plan whose groups, protocols, stages or turns differ from the
 recorded ones is refused, every difference named (``_rescore_compat``). The p-values keep the test of
 the report being re-scored (Fisher's for a report written before the test was a choice) unless asked
-otherwise: ``test``, or a plan whose ``analysis.test`` is set.
+otherwise: ``test``, or a plan whose ``analysis.test`` is set. The family of comparisons held at α
+together (X-41) is the recorded plan's (``findings`` for a run recorded before the family existed)
+unless asked: ``family`` / ``family_method``, or a plan that sets ``analysis.family`` /
+``familyMethod``; the first caveat says which test, family and method the new report used.
+
+The report speaks today's words about the recording's facts (``_rescore_words``): what was sent and
+spent stays as recorded, every sentence about it is derived again by today's code.
 """
 
 from __future__ import annotations
@@ -27,21 +33,22 @@ from harness.judging._checks import TrialView
 from harness.plan import Plan, PlanError, load_plan, parse_plan
 from harness.results import Report, ReportError, read_report
 from harness.results._assemble import build_report
-from harness.results._caveats import THINKING_CAVEAT
+from harness.results._caveats import unattributed_caveats
+from harness.results._panel import GroupDifference
 from harness.results._records import TrialRecord
 from harness.runner._budget import BudgetLedger
 from harness.runner._execute import RunRequest
 from harness.runner._gating import entry_blocker, ran_to, stage_status, takes_part
 from harness.runner._outputs import write_outputs
 from harness.runner._persist import PLAN, STORE, RunDir
-from harness.runner._prices import PriceTable
 from harness.runner._runner import Experiment, Settings
 from harness.runner._trial import now
-from harness.stats import TITLES, TestName
+from harness.stats import FamilyMethod, TestName
 from protocols import InvalidInput, resolve
 from protocols.store import SqliteStore
 
 from ._rescore_compat import evidence_differences, plan_differences
+from ._rescore_words import FamilyName, choose_analysis, head_caveat, kept_caveats, recorded_prices, today
 
 
 class RescoreRefused(InvalidInput):
@@ -60,6 +67,14 @@ class RescoreOutcome:
     """Stages whose status changed: group, stage, before, after."""
     trials_changed: int = 0
     render_error: str | None = None
+
+
+@dataclass
+class _Rescoring(Experiment):
+    """A recorded run re-judged: no store, and the recording's difference panel, which the report builder
+    restates in today's words (``results._differences.restate``)."""
+
+    recorded_panel: list[GroupDifference] = field(default_factory=list)
 
 
 def _no_model(*_args: Any, **_kwargs: Any) -> Any:
@@ -149,15 +164,13 @@ def report_test(report: Report) -> TestName:
     return report.comparisons[0].test if report.comparisons else "fisher"
 
 
-def _with_test(plan: Plan, test: TestName) -> Plan:
-    return plan.model_copy(update={"analysis": plan.analysis.model_copy(update={"test": test})})
-
-
 def rescore(run_dir: Path, plan: Plan | None = None, plan_sha256: str | None = None, plan_path: str | None = None,
-            out_dir: Path | None = None, render: bool = True, test: TestName | None = None) -> RescoreOutcome:
+            out_dir: Path | None = None, render: bool = True, test: TestName | None = None,
+            family: FamilyName | None = None, family_method: FamilyMethod | None = None) -> RescoreOutcome:
     """Re-judge ``run_dir``'s trials with ``plan`` (default: the recorded plan); see the module docstring.
     ``test``: the test of the new p-values; default: the plan's ``analysis.test`` when it sets one, else the
-    original report's."""
+    original report's. ``family`` / ``family_method``: the family held at α together and how; default: the
+    plan's ``analysis.family`` / ``familyMethod`` when it sets them, else the recorded plan's."""
     rd = RunDir(run_dir)
     manifest = rd.manifest()
     try:
@@ -166,9 +179,8 @@ def rescore(run_dir: Path, plan: Plan | None = None, plan_sha256: str | None = N
         raise RescoreRefused(f"{run_dir} has no finished report to compare with ({exc})") from None
     old = recorded_plan(run_dir, manifest)
     new = plan or old
-    recorded_test = report_test(original)
-    asked = test or (new.analysis.test if plan is not None and "test" in new.analysis.model_fields_set else None)
-    new = _with_test(new, asked or recorded_test)
+    analysis = choose_analysis(plan, old, report_test(original), test, family, family_method)
+    new = analysis.plan(new)
     records = rd.records()
     problems = plan_differences(new, old, records) or evidence_differences(new, records)
     if problems:
@@ -199,28 +211,24 @@ def rescore(run_dir: Path, plan: Plan | None = None, plan_sha256: str | None = N
     settings = Settings(agent_model=original.model.agent, maintainer_model=original.model.maintainer,
                         api_base=original.model.apiBase, groups=sel_groups, stages=sel_stages, model_factory=_no_model)
     request = RunRequest(plan=new, plan_sha256=sha, plan_path=plan_path or str(run_dir / PLAN), settings=settings,
-                         out_dir=out, render=render)
-    exp = Experiment(plan=new, settings=settings, ledger=BudgetLedger(original.budget.limits, PriceTable()),
-                     prices=PriceTable(), run_dir=RunDir(out), store=None, records=kept, outcomes=outcomes)
+                         out_dir=out, render=render, overrides=list(original.overrides))  # today's caveat names them
+    prices = recorded_prices(original)  # the recording's table: today's caveats say it
+    exp = _Rescoring(plan=new, settings=settings, ledger=BudgetLedger(original.budget.limits, prices),
+                     prices=prices, run_dir=RunDir(out), store=None, records=kept, outcomes=outcomes,
+                     recorded_panel=list(original.groupDifferences))
     experiment_id = f"{original.experimentId}#rescored-{sha[:12]}-{stamp}"
-    built = build_report(exp, request, experiment_id, original.status, original.stopReason, [])
-    carried = [c for c in original.caveats
-               if c.startswith(("price of ", "preflight ", "the plan ran with command-line overrides",
-                                THINKING_CAVEAT))]
-    used = new.analysis.test
-    head = (f"Re-scored from the trials recorded in {run_dir} (plan sha256 {manifest.get('planSha256')}) with "
-            f"plan sha256 {sha}, without any model call: checks, verdicts, failure modes and findings are this "
-            "plan's; answers, tool calls, tokens, costs and the budget are the recording's. The p-values are "
-            f"{TITLES[used]}'s test, " + ("as in the report re-scored." if used == recorded_test else
-                                          f"as asked (the report re-scored used {TITLES[recorded_test]}'s)."))
+    preflight = [p.model_dump(mode="json") for p in original.preflight]  # what was checked before the calls
+    built = build_report(exp, request, experiment_id, original.status, original.stopReason, preflight)
+    spent = original.budget.spent  # calls the recording counted that no recorded trial holds (kept or not)
+    lost = unattributed_caveats(records, spent.llmCalls, spent.inputTokens + spent.outputTokens)
+    head = head_caveat(run_dir, manifest.get("planSha256"), sha, analysis, new.analysis.alpha)
     report = built.model_copy(update={"model": original.model, "budget": original.budget,
-                                      "caveats": [head, *notes, *(c for c in built.caveats
-                                                                   if not c.startswith(THINKING_CAVEAT)), *carried],
+                                      "caveats": [head, *notes, *filter(today, built.caveats),
+                                                  *kept_caveats(original, prices), *lost],
                                       "overrides": original.overrides,  # the recording's, like its answers
                                       "infrastructure": original.infrastructure or built.infrastructure,
                                       "infraRetries": original.infraRetries,  # the retries the recording had
-                                      "preflight": original.preflight,  # what was checked before the calls
-                                      "groupDifferences": original.groupDifferences})  # the same requests
+                                      "stopDetail": original.stopDetail})  # said when the run stopped
     if (run_dir / "transcripts").is_dir():
         shutil.copytree(run_dir / "transcripts", out / "transcripts", dirs_exist_ok=True)
     report, render_error = write_outputs(request, exp, experiment_id, original.status, original.stopReason, [],
@@ -232,6 +240,7 @@ def rescore(run_dir: Path, plan: Plan | None = None, plan_sha256: str | None = N
     summary = {"schemaVersion": 1, "createdAt": now(), "source": str(run_dir),
                "sourceExperimentId": original.experimentId, "recordedPlanSha256": manifest.get("planSha256"),
                "plan": {"id": new.id, "sha256": sha, "path": request.plan_path}, "modelCalls": 0,
+               "analysis": {"test": analysis.test, "family": analysis.family, "familyMethod": analysis.method},
                "trials": len(records), "stageChanges": changes, "trialChanges": trials}
     (out / "rescore.json").write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     return RescoreOutcome(out_dir=out, report=report, changes=changes,
