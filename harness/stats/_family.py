@@ -40,7 +40,7 @@ from typing import Literal
 import numpy as np
 
 from ._pvalues import TestName
-from ._sizes import SizeCurve, bonferroni, pair_curve, star_curve
+from ._sizes import SizeCurve, bonferroni, pair_curve, pairs_curve, star_curve
 
 BlockKind = Literal["star", "triangle", "union"]
 FamilyMethod = Literal["exact", "holm"]
@@ -194,13 +194,14 @@ def first_step(blocks: Sequence[Block], alpha: float, method: FamilyMethod = "ex
     family's curve stays below α, for ``holm`` the largest p-value level below α / K; either way the size is
     the family's curve there (the exact chance of any first-step crossing where every block was enumerated)."""
     count = sum(len(b.pairs) for b in blocks)
-    curves = [b.whole for b in blocks]
+    # Holm's first step is crossed by any comparison: each block's curve is its min-p over all its pairs
+    curves = [pairs_curve(b.ns, b.pairs, b.test) if method == "holm" else b.whole for b in blocks]
     levels = np.unique(np.concatenate([c.levels for c in curves]))
 
     def family(at: np.ndarray) -> np.ndarray:
         return 1.0 - np.prod([1.0 - c.at_many(at) for c in curves], axis=0)
 
-    exact = all(b.exact for b in blocks)
+    exact = all(c.exact for c in curves) if method == "holm" else all(b.exact for b in blocks)
     if method == "holm":
         below = levels[levels < alpha / count]
         ell = float(below.max()) if len(below) else None

@@ -99,6 +99,22 @@ def star_curve(control_n: int, group_ns: tuple[int, ...], test: TestName) -> Siz
     return SizeCurve(levels, None, parts)
 
 
+@lru_cache(maxsize=64)
+def pairs_curve(ns: tuple[int, ...], pairs: tuple[tuple[int, int], ...], test: TestName) -> SizeCurve:
+    """The size curve of min over ``pairs`` (indices into ``ns``) of their p, every group at one common rate: exact
+    up to ``ENUMERATION_LIMIT`` outcomes, else the Bonferroni bound of the pairs' exact curves."""
+    if prod(n + 1 for n in ns) > ENUMERATION_LIMIT:
+        return bonferroni([pair_curve(ns[g], ns[o], test) for g, o in pairs])
+    shape = tuple(n + 1 for n in ns)
+    statistic = np.full(shape, np.inf)
+    for g, o in pairs:
+        view = [1] * len(shape)
+        view[g], view[o] = shape[g], shape[o]
+        grid = p_grid(ns[g], ns[o], test)  # [x_g, x_o]
+        statistic = np.minimum(statistic, (grid if g < o else grid.T).reshape(view))
+    return _curve(statistic, ns)
+
+
 def pair_curve(n_a: int, n_b: int, test: TestName) -> SizeCurve:
     """The exact size curve of one comparison: sup over π of P(p ≤ m)."""
     return star_curve(n_b, (n_a,), test)
