@@ -58,18 +58,17 @@ def test_prefill_continuer_implicates_trailing_assistant_not_separable_on_one_sa
     assert sorted(query(outcome.run_dir, "SELECT group_id, failure_mode, count(*) FROM trials WHERE status = "
                                          "'failed' AND stage_id = 'simple' GROUP BY ALL ORDER BY ALL")) == [
         ("A", "state_echo", 3), ("v2", "state_echo", 3)]
-    # the finding reads with its n and p, the sentinel's too
-    assert "simple: A 0/3 vs B 3/3, Boschloo p = 0.031, separable (p < 0.05)" in finding.statement
-    assert "v2 0/3 vs v1 3/3, Boschloo p = 0.031" in finding.sentinelStatement
-    # on one sample per group the reading is consistent with these trials, not shown; the statement says
-    # why and does not claim that moving the state or giving it the user role "each remove the failure"
+    # the finding reads with its n, p and p adjusted for the fixed plan's family (twenty comparisons), the
+    # sentinel's too: 0.031 on its own, not separable in the family
+    assert "simple: A 0/3 vs B 3/3, Boschloo p = 0.031, adjusted p = 0.31, not separable at this n" in finding.statement
+    assert "v2 0/3 vs v1 3/3, Boschloo p = 0.031, adjusted p = 0.31" in finding.sentinelStatement
+    # the reading is consistent with these trials, not shown; the statement does not claim that moving the
+    # state or giving it the user role "each remove the failure"
     assert finding.shown is False and finding.statement.startswith("In these trials A (trailing assistant state)")
-    assert ("consistent with the trailing assistant placement being implicated (moving the state before the history, "
-            "or giving it the user role, removing the failure), not shown: identical repeats are one sample repeated "
-            "(simple: A 0/3 vs B 3/3 are at most A 0/1 vs B 1/1 independent samples, Boschloo p = 0.50;"
-            ) in finding.statement
+    assert ("consistent with the trailing assistant placement being implicated (B and C each passing more often "
+            "than A), not shown at this n") in finding.statement
     assert "each remove the failure" not in finding.statement
-    assert "that v2 fails more often than v1 is not shown: identical repeats" in finding.sentinelStatement
+    assert "that v2 fails more often than v1 is not shown at this n" in finding.sentinelStatement
     report_md = (outcome.run_dir / "report.md").read_text(encoding="utf-8")
     assert "consistent with the trailing assistant placement being implicated" in report_md
     assert query(outcome.run_dir, "SELECT count(*) FROM trials WHERE status <> 'failed' "
