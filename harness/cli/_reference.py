@@ -72,7 +72,7 @@ def _params_table(title: str, params: list[Any], ctx: typer.Context) -> list[str
     rows = [f"| {title} | what it does |", "|---|---|"]
     for param in params:
         record = param.get_help_record(ctx)
-        name, text = record if record is not None else (param.human_readable_name, "")
+        name, text = record if record is not None else (param.name, "")
         rows.append(f"| `{' '.join(name.split())}` | {_cell(text)} |")
     return [*rows, ""]
 
