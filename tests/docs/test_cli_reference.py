@@ -80,7 +80,8 @@ def test_every_name_of_every_option_and_each_help_text_as_written() -> None:
         for param in [p for p in command.get_params(ctx) if not getattr(p, "hidden", False)]:
             record = param.get_help_record(ctx)
             assert record is not None, (name, param.name)
-            names = [record[0].split()[0]] if param.param_type_name == "argument" else [*param.opts, *param.secondary_opts]
+            argument = param.param_type_name == "argument"
+            names = [record[0].split()[0]] if argument else [*param.opts, *param.secondary_opts]
             assert all(f"`{n}" in section or f"/{n}" in section for n in names), (name, names)
             assert " ".join(record[1].split()) in text, (name, param.name)
         for paragraph in (command.help or "").split("\n\n"):
