@@ -1,4 +1,5 @@
-"""The site's command-line reference (O-24), generated from the typer app at build time, lists what
+"""The site's command-line reference (O-24), generated from the typer app at build time by the site's
+build hook (scripts/mkdocs_hooks.py), lists what
 ``harness --help`` and each ``harness COMMAND --help`` list: every command, every argument and option
 (read from the printed help panels), every name of each option (read from the click tree), and each
 command's help text as written."""
@@ -6,6 +7,7 @@ command's help text as written."""
 from __future__ import annotations
 
 import html
+import importlib.util
 import re
 from functools import cache
 from pathlib import Path
@@ -15,9 +17,13 @@ import yaml  # type: ignore[import-untyped]
 from typer.testing import CliRunner
 
 from harness.cli import app
-from harness.cli._reference import cli_reference, commands
 
 ROOT = Path(__file__).parents[2]
+_SPEC = importlib.util.spec_from_file_location("mkdocs_hooks", ROOT / "scripts" / "mkdocs_hooks.py")
+assert _SPEC is not None and _SPEC.loader is not None
+HOOKS = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(HOOKS)
+cli_reference, commands = HOOKS.cli_reference, HOOKS.commands
 SECTION = re.compile(r"^## `harness(?: ([\w-]+))?`", re.MULTILINE)
 ROW = re.compile(r"^\| `([^`]+)` \|", re.MULTILINE)
 
@@ -98,8 +104,8 @@ def test_the_site_builds_the_page_with_the_hook() -> None:
     """mkdocs.yml runs the hook that writes the page, and its nav links the page the hook writes."""
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
     assert config["hooks"] == ["scripts/mkdocs_hooks.py"]
-    hook = (ROOT / "scripts" / "mkdocs_hooks.py").read_text(encoding="utf-8")
-    assert 'CLI_REFERENCE = "reference/cli.md"' in hook and "cli_reference(app)" in hook
+    assert HOOKS.CLI_REFERENCE == "reference/cli.md"
+    assert "cli_reference(app)" in (ROOT / "scripts" / "mkdocs_hooks.py").read_text(encoding="utf-8")
     pages = [page for part in config["nav"] for page in _leaves(part)]
     assert "reference/cli.md" in pages
     assert not (ROOT / "docs" / "reference" / "cli.md").exists()  # generated, never a copy in the repository
