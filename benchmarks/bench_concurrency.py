@@ -6,7 +6,7 @@ concurrency 50, finish within 1.25× the ideal wall time. Prints one JSON line p
 
 The fixed plan's 3-turn ``conversation`` stage, one group, ``--trials`` repeats, run by the real
 runner (in this process) with ``openai/oracle`` over HTTP against ``harness serve-scripted`` (its own
-process, so its CPU is not ours), with one model worker by default: what the README advises for a fast
+process, so its CPU is not ours), with one model worker by default: what docs/performance.md advises for a fast
 server at high concurrency. Ideal wall time: the sum over trials of (model calls × latency) ÷
 concurrency, bounded below by the longest trial. Client CPU per call is reported too: when the
 runner's CPU for all calls already exceeds 1.25× the ideal, one process cannot meet Q-3 whatever
@@ -50,7 +50,7 @@ PLAN = ROOT / "plans" / "unified-mapping-ab-20261005" / "experiment-plan.json"
 SPEC_LIMIT = 1.25
 """Q-3's bound."""
 LIMIT = 2.0
-"""The target at concurrency 50: what one process can reach with litellm's own per-call work (README)."""
+"""The target at concurrency 50: what one process can reach with litellm's own per-call work (docs/performance.md)."""
 CPU_LIMIT_MS = 8.0
 """The target for the runner's CPU per call (litellm, engine, persistence, outputs)."""
 MODEL = "openai/oracle"

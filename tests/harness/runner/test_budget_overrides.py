@@ -104,12 +104,13 @@ def test_a_cap_without_an_option_says_a_resume_cannot_continue() -> None:
     assert budget_stop("provider_unhealthy", {}, {}) is None and budget_stop(None, {}, {}) is None
 
 
-def test_the_readme_sweep_command_is_the_one_the_fixture_runs() -> None:
-    """The README's sweep example (run by ``fixed_sweep``, which must finish with exit 0) raises the
-    shared caps: the fixed plan's 600,000 tokens fit one oracle run, not two models."""
-    readme = (Path(__file__).parents[3] / "README.md").read_text(encoding="utf-8")
+@pytest.mark.parametrize("doc", ["README.md", "docs/sweeps.md"])
+def test_the_documented_sweep_command_is_the_one_the_fixture_runs(doc: str) -> None:
+    """The sweep example of the README and of the sweeps page (run by ``fixed_sweep``, which must finish with
+    exit 0) raises the shared caps: the fixed plan's 600,000 tokens fit one oracle run, not two models."""
+    text = (Path(__file__).parents[3] / doc).read_text(encoding="utf-8")
     pattern = r"\.venv/bin/harness run (plans/unified-mapping-ab-20261005/experiment-plan\.json(?:[^\n#]*\\\n)*[^\n#]*)"
-    commands = [shlex.split(c.replace("\\\n", " ")) for c in re.findall(pattern, readme)]
+    commands = [shlex.split(c.replace("\\\n", " ")) for c in re.findall(pattern, text)]
     [sweep] = [args for args in commands if args.count("--model") == 2]
     assert sweep[1:5] == ["--model", SWEPT[0], "--model", SWEPT[1]]
     assert sweep[5:9] == SWEEP_CAPS and sweep[9] == "--out"

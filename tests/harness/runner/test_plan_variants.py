@@ -36,7 +36,7 @@ def answers(outcome: RunOutcome, group: str, stage: str) -> list[str | None]:
                                           ("paraphrase-zh-variant", ["A", "v1", "prefix"])])
 def test_the_oracle_passes_plans_it_was_not_tuned_to(name: str, groups: list[str], tmp_path: Path) -> None:
     """Three views per plan (a state block, the v1 header alone, the prefix@2 history): reading the task
-    does not depend on the protocol, and the suite stays fast (the CLI runs every group: see README)."""
+    does not depend on the protocol, and the suite stays fast (the CLI runs every group: docs/write-a-plan.md)."""
     outcome = run_plan(tmp_path / "run", data=variant(name), groups=groups, concurrency=16)
     assert outcome.status == "completed"
     assert outcomes(outcome) == {g: ALL_STAGES for g in groups[:2]} | {"prefix": {"conversation": "passed"}}

@@ -119,7 +119,7 @@ def test_q1_window_reads_use_the_per_window_index_not_a_session_scan() -> None:
     for i in range(40):
         b.window = f"w{i % 4}"
         b.text(f"t{i}")
-    store._disown("s1")  # a run's inputs are read from the file for a session this store did not alone write
+    store._windows._disown("s1")  # a run's inputs are read from the file for a session this store did not alone write
     reads = {
         "window": lambda: store.window_messages("s1", "w1", 5, 40),
         "page": lambda: store.window_messages("s1", "w1", 5, 40, limit=3),

@@ -1,4 +1,4 @@
-"""The README's "Hosted models" table agrees with what the dry run prints (P-80): for every row with an example
+"""The routes table of docs/routes.md agrees with what the dry run prints (P-80): for every row with an example
 model, each of A, B and C has the treatment and the rule the preflight gives it, the groups it says are held
 back are exactly those not sent, and every rule it names is in the table of rules."""
 
@@ -25,7 +25,7 @@ HELD = {"holds A and v2 back": {"A", "v2"}, "holds A, v2 and C back": {"A", "v2"
 
 
 def rows() -> list[list[str]]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "routes.md").read_text(encoding="utf-8")
     table = text[text.index(MARKER):].split("\n\n")[0].splitlines()[3:]
     return [[c.strip() for c in line.strip().strip("|").split(" | ")] for line in table if line.startswith("|")]
 
