@@ -95,6 +95,15 @@ class FamilySummary(BaseModel):
                                                  "some block is held by Bonferroni (size an upper bound).")
     statement: str
 
+    def line(self) -> str:
+        """``p-values adjusted for 4 comparisons (exact closed test); first-step cut-off 0.0182, family-wise size
+        0.0476 ≤ α = 0.05.``: what a report says once, where its findings are."""
+        out = f"p-values {self.statement}"
+        if self.name != "none" and self.cutoff is not None and self.size is not None:
+            out += (f"; first-step cut-off {self.cutoff:.3g}, family-wise size {'' if self.exact else 'at most '}"
+                    f"{self.size:.3g} ≤ α = {self.alpha:g}")
+        return out + "."
+
 
 @dataclass
 class FamilyResult:

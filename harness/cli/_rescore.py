@@ -118,6 +118,8 @@ def rescore_cmd(
         console.print("no stage outcome changed", markup=False)
     for finding in outcome.report.findings:
         console.print(f"finding {finding.rule}: {finding.statement}", markup=False, soft_wrap=True)
+    if outcome.report.findings and outcome.report.family is not None:
+        console.print(outcome.report.family.line(), markup=False, soft_wrap=True)
     console.print(f"{outcome.trials_changed} trial verdict(s) changed; no model was called", markup=False)
     where(outcome.out_dir, "report", outcome.render_error)
     show_expectations(outcome.report.expectations)

@@ -135,8 +135,8 @@ def summary(outcome: RunOutcome, hint: bool = True) -> None:
     for finding in report["findings"]:
         console.print(f"[bold]finding[/] {plain(finding['rule'])}: {plain(finding['statement'])}", soft_wrap=True)
         console.print(f"  does not show: {finding['doesNotShow']}", markup=False, soft_wrap=True)
-    if report["findings"] and report.get("family"):
-        console.print(f"p-values {report['family']['statement']}", markup=False, soft_wrap=True)
+    if report["findings"] and outcome.report.family is not None:
+        console.print(outcome.report.family.line(), markup=False, soft_wrap=True)
     spent = report["budget"]["spent"]
     n_cached = spent.get("cachedResponses")
     cached = f" ({n_cached} responses from the cache, not counted)" if n_cached else ""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from harness.analysis import TITLES, adjusted_text, format_p, verdict_text
+from harness.analysis import TITLES, FamilySummary, adjusted_text, format_p, verdict_text
 from harness.results import unknown_usd
 
 from ._data import SEGMENTS, group_ids, repeat_totals, segment_table, token_totals
@@ -122,16 +122,9 @@ def headline(report: dict[str, Any]) -> dict[str, Any]:
 
 
 def family_line(report: dict[str, Any]) -> str | None:
-    """``p-values adjusted for 4 comparisons (exact closed test); …``: said once, where the findings are (null for a
-    report written before the family)."""
+    """What the report says once, where the findings are, of its family (null for a report written before)."""
     family = report.get("family")
-    if not family:
-        return None
-    line = f"p-values {family['statement']}"
-    if family.get("cutoff") is not None and family.get("size") is not None and family.get("name") != "none":
-        line += (f"; first-step cut-off {family['cutoff']:.3g}, family-wise size "
-                 f"{'' if family.get('exact') else 'at most '}{family['size']:.3g} ≤ α = {family['alpha']:g}")
-    return line + "."
+    return None if not family else FamilySummary.model_validate(family).line()
 
 
 def _repeated(report: dict[str, Any], compared: list[dict[str, Any]]) -> list[str]:

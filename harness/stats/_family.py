@@ -206,7 +206,7 @@ def first_step(blocks: Sequence[Block], alpha: float, method: FamilyMethod = "ex
         below = levels[levels < alpha / count]
         ell = float(below.max()) if len(below) else None
         size = float(family(np.array([ell]))[0]) if ell is not None else 0.0
-        return FirstStep(_midpoint(levels, ell, alpha), size, exact, count)
+        return FirstStep(_midpoint(levels, ell, alpha / count), size, exact, count)
     levels = levels[levels < alpha]  # a comparison is never separable at p ≥ α, whatever its size
     if not len(levels):
         return FirstStep(alpha, 0.0, exact, count)
