@@ -3,10 +3,10 @@
 usage: .venv/bin/python scripts/probe_numbers.py RUN_DIR [--wall-seconds S] [--exit-code C]
            [--server-version TEXT] [--server-command TEXT] [--model-file PATH] [--machine TEXT] [--smoke R]
 
-Everything comes from RUN_DIR/report.json (the harness's own statistics: Wilson intervals and the
-two-sided p of both exact tests, Boschloo's and Fisher's, side by side, from harness.analysis; the
-treatment of each group's state message as the preflight read it from the local server); the sentinel
-comparison v2 vs v1 is added with the same functions. scripts/local_probe.sh runs it after the probe.
+Everything comes from RUN_DIR/report.json and RUN_DIR/plan.json (the harness's own statistics: Wilson
+intervals, the two-sided p of the plan's test and each comparison's p adjusted for the report's family,
+rebuilt from the counts by the function the report used, with Fisher's p beside; the treatment of each
+group's state message as the preflight read it from the local server). scripts/local_probe.sh runs it after the probe.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from harness.analysis import format_p, p_value, wilson_interval
+from harness.analysis import TITLES, build_family, family_pairs, format_p, p_value, wilson_interval
+from harness.plan import parse_plan
 
 
 def _rate(passes: int, n: int) -> str:
@@ -53,6 +54,42 @@ def _server(report: dict[str, Any]) -> str:
     digest = server.get("chatTemplateSha256")
     template = f", chat template sha256 `{digest[:16]}…`" if digest else ""
     return f"{server['kind']} (`{server['detectedBy']}`{template}); {server['message']}"
+
+
+def _comparisons(run_dir: Path, report: dict[str, Any], counts: dict[tuple[str, str], tuple[int, int]]) -> list[str]:
+    """The family's comparisons (the report's own family, rebuilt from the counts by the same function) with p,
+    adjusted p and verdict, then the comparisons with the placement control outside it (descriptions), each with
+    Fisher's p beside."""
+    plan = parse_plan(json.loads((run_dir / "plan.json").read_text(encoding="utf-8")))[0]
+    a, spec = plan.analysis, plan.findings
+    recorded = report.get("family") or {}
+    name, method = recorded.get("name", a.family), recorded.get("method") or a.familyMethod
+    by_group: dict[str, dict[str, tuple[int, int]]] = {}
+    for (group, stage), c in counts.items():
+        by_group.setdefault(group, {})[stage] = c
+    family = build_family(spec, {None: by_group}, a.alpha, a.test, name, method)
+    out = ["", f"The {family.summary.comparisons} comparisons of the report's family: {family.summary.line()}", "",
+           f"| stage | comparison | passes | {TITLES[a.test]} p | adjusted p | separable (adjusted p < {a.alpha:g}) "
+           "| Fisher p alone |", "|---|---|---|---|---|---|---|"]
+    held = set()
+    for (_, stage, pair), adjusted_p in family.adjusted.items():
+        group, other = next((g, o) for g, o in family_pairs(spec) if frozenset((g, o)) == pair)
+        held.add((stage, pair))
+        (gp, gn), (op, on) = counts[(group, stage)], counts[(other, stage)]
+        raw, fisher = p_value(gp, gn, op, on, a.test), p_value(gp, gn, op, on, "fisher")
+        shown = "—" if name == "none" else format_p(adjusted_p, a.alpha)
+        out.append(f"| {stage} | {group} vs {other} | {gp}/{gn} vs {op}/{on} | {format_p(raw, a.alpha)} | {shown} | "
+                   f"{'yes' if adjusted_p < a.alpha else 'no'} | {format_p(fisher)} |")
+    rest = [c for c in report["comparisons"] if c.get("pValue") is not None
+            and (c["stage"], frozenset((c["group"], c["control"]))) not in held and c["stage"] in spec.anomalyStages]
+    if rest:
+        out += ["", "Outside the family (descriptions: no separability is claimed from them):", "",
+                f"| stage | comparison | passes | {TITLES[a.test]} p | Fisher p |", "|---|---|---|---|---|"]
+        out += [f"| {c['stage']} | {c['group']} vs {c['control']} | {c['groupPasses']}/{c['groupN']} vs "
+                f"{c['controlPasses']}/{c['controlN']} | {format_p(c['pValue'], a.alpha)} | "
+                f"{format_p(p_value(c['groupPasses'], c['groupN'], c['controlPasses'], c['controlN'], 'fisher'))} |"
+                for c in rest]
+    return out
 
 
 def main() -> None:
@@ -112,19 +149,7 @@ def main() -> None:
                        f"{_rate(rate['passes'], rate['n'])} | "
                        f"{', '.join(f'{m} ×{k}' for m, k in modes.most_common()) or '—'} | "
                        f"{sum(t['status'] == 'error' for t in trials)} | {len(answers)} |")
-    out += ["", "| stage | comparison | passes | Boschloo p | separable (p < 0.05) | Fisher p | separable (p < 0.05) |",
-            "|---|---|---|---|---|---|---|"]
-    pairs = [(c["stage"], c["group"], c["control"]) for c in report["comparisons"]]
-    pairs += [(stage, "v2", "v1") for (g, stage) in counts if g == "v2" and ("v1", stage) in counts]  # sentinel
-    for stage, group, control in pairs:
-        (gp, gn), (cp, cn) = counts.get((group, stage), (0, 0)), counts.get((control, stage), (0, 0))
-        if gn == 0 or cn == 0:
-            out.append(f"| {stage} | {group} vs {control} | {gp}/{gn} vs {cp}/{cn} | — | not compared | — | "
-                       "not compared |")
-            continue
-        both = [p_value(gp, gn, cp, cn, test) for test in ("boschloo", "fisher")]
-        out.append(f"| {stage} | {group} vs {control} | {gp}/{gn} vs {cp}/{cn} | "
-                   + " | ".join(f"{format_p(p)} | {'yes' if p < 0.05 else 'no'}" for p in both) + " |")
+    out += _comparisons(args.run_dir, report, counts)
     out += ["", "Findings:", ""]
     out += [f"- `{f['rule']}`: {f['statement']} {f['sentinelStatement']}\n  - does not show: {f['doesNotShow']}"
             for f in report["findings"]]

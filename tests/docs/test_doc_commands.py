@@ -64,8 +64,9 @@ NEEDS = {
 PRINTS = {
     "./run.sh --model anthropic/claude-sonnet-4-5 --dry-run": "A: prefill (claude-trailing-assistant-prefill)",
     ".venv/bin/harness validate plans/unified-mapping-ab-20261005/experiment-plan.json --strict":
-        "3 design problem(s)",
+        "4 design problem(s)",
     ".venv/bin/harness power --control 0.9 --treatment 0.3": "n = 10 per group",
+    ".venv/bin/harness power --control 0.9 --treatment 0.3 --comparisons 2": "n = 11 per group",
     ".venv/bin/harness power --control 0.9 --treatment 0.3 --test fisher": "n = 12 per group",
     ".venv/bin/harness run tests/harness/runner/plans/unreadable-english.json": "no trial reached a verdict",
     ".venv/bin/harness validate plans/local-placement-probe/experiment-plan.json": "design: no problem found",

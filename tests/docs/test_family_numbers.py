@@ -75,3 +75,51 @@ def test_the_probe_familys_stated_size_is_the_one_quoted(n: int, fwer: float) ->
     triangle = Block("triangle", (n, n, n), TRIANGLE.pairs, "boschloo")
     assert round(first_step([triangle, Block("star", (n, n), ((1, 0),), "boschloo")], 0.05).size, 4) == fwer
     assert f"{fwer}" in EVIDENCE
+
+
+PROBE_PAGE = (Path(__file__).resolve().parents[2] / "docs" / "results" / "local-placement-probe.md").read_text(
+    encoding="utf-8")
+
+
+def _rows(after: str) -> list[list[str]]:
+    """The rows of the first table after the line ``after`` starts, cells stripped."""
+    lines = PROBE_PAGE[PROBE_PAGE.index(after):].splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("|---"))
+    rows = []
+    for line in lines[start + 1:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    return rows
+
+
+def _pair(cell: str) -> tuple[str, str]:
+    raw, adjusted_p = cell.split(", ")
+    return raw, adjusted_p
+
+
+def test_the_probe_runs_restated_in_their_family_are_the_counts() -> None:
+    """The write-up's "Re-stated with adjusted p": each run's report family (placement-rates) and the four
+    comparisons against v1, recomputed from the counts the table gives by the functions a rescore uses."""
+    from harness.analysis import build_family, derive_rate_findings, format_p, p_value
+    from harness.plan import FindingsSpec
+
+    spec = FindingsSpec(rules="placement-rates", anomalyStages=["simple"], baselineGroup=None, baselineStage=None)
+    report_rows = _rows("| run | A, B, C, v2, v1 passes of 20 |")
+    against_v1 = {row[0]: row[1:] for row in _rows("| run | A vs v1 |")}
+    assert len(report_rows) == 8 and len(against_v1) == 8
+    star = Block("star", (N,) * 5, ((1, 0), (2, 0), (3, 0), (4, 0)), "boschloo")
+    for run, passes, *cells, rule, reproduced in report_rows:
+        got = dict(zip(("A", "B", "C", "v2", "v1"), (int(x) for x in passes.split(", ")), strict=True))
+        counts = {g: {"simple": (x, N)} for g, x in got.items()}
+        family = build_family(spec, {None: counts}, 0.05, "boschloo")
+        for cell, (g, o) in zip(cells, (("B", "A"), ("C", "A"), ("B", "C"), ("v2", "v1")), strict=True):
+            raw = p_value(got[g], N, got[o], N)
+            assert _pair(cell) == (format_p(raw), format_p(family.get("simple", g, o))), (run, g, o)  # type: ignore[arg-type]
+        (finding,) = derive_rate_findings(spec, counts, {g: {"simple": "failed"} for g in got}, model_kind="real",
+                                          maintenance_ran=True).findings
+        assert finding.rule == f"placement-rates/{rule}" and finding.sentinelReproduced is (reproduced == "yes")
+        raws = [p_value(got[g], N, got["v1"], N) for g in ("A", "B", "C", "v2")]
+        held = adjusted([star], [raws])[0]
+        assert [_pair(c) for c in against_v1[run]] == [(format_p(r), format_p(h)) for r, h in zip(raws, held,
+                                                                                                   strict=True)]
