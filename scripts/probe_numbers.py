@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.analysis import TITLES, build_family, family_pairs, format_p, p_value, wilson_interval
-from harness.plan import parse_plan
+from harness.plan import FindingsSpec, parse_plan
+from harness.plan._analysis_spec import AnalysisSpec
 
 
 def _rate(passes: int, n: int) -> str:
@@ -60,8 +61,16 @@ def _comparisons(run_dir: Path, report: dict[str, Any], counts: dict[tuple[str, 
     """The family's comparisons (the report's own family, rebuilt from the counts by the same function) with p,
     adjusted p and verdict, then the comparisons with the placement control outside it (descriptions), each with
     Fisher's p beside."""
-    plan = parse_plan(json.loads((run_dir / "plan.json").read_text(encoding="utf-8")))[0]
-    a, spec = plan.analysis, plan.findings
+    if (run_dir / "plan.json").is_file():
+        plan = parse_plan(json.loads((run_dir / "plan.json").read_text(encoding="utf-8")))[0]
+        a, spec = plan.analysis, plan.findings
+    else:  # a run directory without its plan: the report's rules, stages, alpha and test
+        design = report.get("design") or {}
+        rules = next((str(f["rule"]).split("/")[0] for f in report["findings"]
+                      if str(f["rule"]).startswith("placement-")), "placement-v3")
+        stages = list(dict.fromkeys(c["stage"] for c in report["comparisons"]))
+        a = AnalysisSpec(alpha=design.get("alpha", 0.05), test=design.get("test", "boschloo"))
+        spec = FindingsSpec(rules=rules, anomalyStages=stages or ["simple"])
     recorded = report.get("family") or {}
     name, method = recorded.get("name", a.family), recorded.get("method") or a.familyMethod
     by_group: dict[str, dict[str, tuple[int, int]]] = {}

@@ -77,8 +77,11 @@ def test_probe_numbers_prints_p_below_0_001_as_such(run_dir: Path, capsys: pytes
     monkeypatch.setattr(sys, "argv", ["probe_numbers.py", str(run_dir)])
     runpy.run_path(str(ROOT / "scripts/probe_numbers.py"), run_name="__main__")
     out = capsys.readouterr().out
-    assert "| simple | B vs A | 10/10 vs 0/10 | < 0.001 | yes | < 0.001 | yes |" in out
-    assert "| simple | C vs A | 3/3 vs 0/10 | 0.0018 | yes | 0.0035 | yes |" in out  # Boschloo, then Fisher
+    # Boschloo p, adjusted p in the report's family, the verdict, Fisher's p alone
+    assert "| simple | B vs A | 10/10 vs 0/10 | < 0.001 | < 0.001 | yes | < 0.001 |" in out
+    assert "| simple | C vs A | 3/3 vs 0/10 | 0.0018 | 0.0018 | yes | 0.0035 |" in out
+    assert "| tool_continuation | B vs A | 3/3 vs 0/3 | 0.031 | 0.11 | no | 0.10 |" in out
+    assert "The 6 comparisons of the report's family: p-values adjusted for 6 comparisons" in out
 
 
 def test_the_headline_says_when_separable_counts_are_one_sample_repeated() -> None:
