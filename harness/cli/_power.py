@@ -36,6 +36,12 @@ def _rows(control: float, treatment: float, alpha: float, around: int, max_n: in
             for n in range(low, high + 1)]
 
 
+def _reached(n: int | None, target: float, max_n: int) -> str:
+    """``n = 11 per group reaches power 0.8`` / that none up to ``max_n`` does."""
+    return (f"n = {n} per group reaches power {target:g}" if n is not None
+            else f"no n up to {max_n} per group reaches power {target:g} (raise --max-n, or expect a larger effect)")
+
+
 def _family(control: float, treatment: float, alpha: float, target: float, max_n: int, test: TestName,
             comparisons: int, as_json: bool) -> None:
     """K comparisons against one control held at α together: the n per group for the target power at the family's
@@ -56,8 +62,7 @@ def _family(control: float, treatment: float, alpha: float, target: float, max_n
                     "comparisons": comparisons, "maxN": max_n, "n": n, "table": rows})
         return
     console = Console(emoji=False)
-    said = (f"n = {n} per group reaches power {target:g}" if n is not None
-            else f"no n up to {max_n} per group reaches power {target:g} (raise --max-n, or expect a larger effect)")
+    said = _reached(n, target, max_n)
     console.print(f"control {control:g} vs treatment {treatment:g}, two-sided {TITLES[test]} exact, {comparisons} "
                   f"comparisons against one control held at α = {alpha:g} together (exact closed test): {said}",
                   markup=False, soft_wrap=True)
@@ -235,8 +240,7 @@ def power_cmd(
                     "targetPower": target, "maxN": max_n, "n": n, "table": rows})
         return
     console = Console(emoji=False)
-    said = (f"n = {n} per group reaches power {target:g}" if n is not None
-            else f"no n up to {max_n} per group reaches power {target:g} (raise --max-n, or expect a larger effect)")
+    said = _reached(n, target, max_n)
     console.print(f"control {control:g} vs treatment {treatment:g}, two-sided {TITLES[test_name]} exact, "
                   f"α = {alpha:g}: {said}", markup=False, soft_wrap=True)
     table = Table(title=f"exact power by n ({TITLES[test_name]})", title_justify="left")
