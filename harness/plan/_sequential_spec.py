@@ -2,8 +2,10 @@
 
 ``stages[].sequential: {"looks": [4, 8, 12, 16, 20], "spending": "obrien-fleming", "comparisons":
 [["B", "A"], ["C", "A"]]}``: the stage's groups run up to each look and wait there for each other;
-after a look every listed comparison is tested against the α its spending function adds there, and
-when every one has crossed the stage stops for all its groups. ``looks`` ascend strictly, the last
+after a look every listed comparison's p is tested against that look's threshold, calibrated exactly for
+the listed comparisons together so that the chance of any crossing by the look stays within the α its
+spending function has spent by then (``harness.stats.calibrated``), and when every one has crossed the
+stage stops for all its groups. ``looks`` ascend strictly, the last
 is the stage's ``repeats``; ``comparisons`` default to the findings rules' pairs among the stage's
 groups (``FindingsSpec.pairs``; ``_sequential_checks``). A sequential stage is never ``failFast``
 (a failed trial is data here, not a reason to stop), and ``--repeats`` may set it only to its last look.
