@@ -64,6 +64,7 @@ from ._family import (
     FamilyResult,
     FamilySummary,
     build_family,
+    families,
     family_pairs,
     method_text,
     run_families,
@@ -99,8 +100,8 @@ from ._wire_confounds import with_wire_confounds
 
 __all__ = [
     "with_wire_confounds",
-    "FAMILIES", "Family", "FamilyName", "FamilyResult", "FamilySummary", "build_family", "family_pairs", "method_text",
-    "run_families", "model_findings", "sweep_family",
+    "FAMILIES", "Family", "FamilyName", "FamilyResult", "FamilySummary", "build_family", "families", "family_pairs",
+    "method_text", "run_families", "model_findings", "sweep_family",
     "ALPHA", "DEFAULT_TEST", "FAILURE_MODES", "MAX_N", "RATE_RULES", "RULES", "SPENDING", "TARGET_POWER", "TESTS",
     "TITLES", "Z_95", "TestName", "p_value", "SequentialReview", "sequential_review", "design_text",
     "sequential_design",

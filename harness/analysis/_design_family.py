@@ -19,10 +19,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from harness.plan import Plan
-from harness.stats import MAX_N, Block, FirstStep, first_step, n_for_power, n_separable, power, smallest_p
+from harness.stats import (
+    MAX_N,
+    Block,
+    FirstStep,
+    first_step,
+    n_for_power,
+    n_separable,
+    power,
+    smallest_p,
+    walk_to_target,
+)
 
 from ._design_models import FamilyDesign, PlannedComparison
-from ._family import method_text, stage_blocks, within_text
+from ._family import block_of, method_text, stage_blocks, within_text
 
 Pair = tuple[str, str, str]
 """(stage, group, the group it is compared with)."""
@@ -53,11 +63,7 @@ def planned_family(plan: Plan, repeats: Mapping[str, int] | None = None) -> Plan
         n = (repeats or {}).get(stage_id, stages[stage_id].repeats)
         taking_part = [g.id for g in plan.participants(stages[stage_id])]
         for kind, found in stage_blocks(spec, taking_part):
-            groups = (list(dict.fromkeys(g for pair in found for g in pair)) if kind == "union"
-                      else [found[0][1], *dict.fromkeys(g for g, o in found if o == found[0][1])])
-            index = {g: i for i, g in enumerate(groups)}
-            blocks.append(Block(kind, (n,) * len(groups),  # type: ignore[arg-type]
-                                tuple((index[g], index[o]) for g, o in found), a.test))
+            blocks.append(block_of(kind, found, dict.fromkeys(taking_part, n), a.test))
             pairs.append([(stage_id, g, o) for g, o in found])
     return Planned(blocks, pairs)
 
@@ -93,11 +99,14 @@ def family_design(plan: Plan) -> tuple[FamilyDesign, list[PlannedComparison]]:
     design = FamilyDesign(name=a.family, method=None if a.family == "none" else a.familyMethod, comparisons=count,
                           cutoff=step.cutoff, size=step.size, exact=step.exact, statement=statement)
     out = []
+    held: dict[str, tuple[_Alone, float | None, int | None, int | None]] = {}  # per stage: its pairs share its n
     for pair in (p for pairs in planned.pairs for p in pairs):
         stage, group, other = pair
         n = plan.stage(stage).repeats
         gated = planned.gated(pair)
-        alone = _alone(plan, n)
+        if stage not in held:
+            held[stage] = _stage_figures(plan, stage, n, step.cutoff)
+        alone, chance, crossing, n_power = held[stage]
         if gated or a.family == "none":
             out.append(PlannedComparison(
                 stage=stage, group=group, other=other, n=n, otherN=n, gated=gated, cutoff=None if gated else a.alpha,
@@ -105,14 +114,25 @@ def family_design(plan: Plan) -> tuple[FamilyDesign, list[PlannedComparison]]:
                 power=alone.power, nForPower=alone.n_for_power, powerAlone=alone.power,
                 nForPowerAlone=alone.n_for_power, nSeparableAlone=alone.n_separable))
             continue
-        low = alone.smallest
-        chance = None if a.effect is None else power(a.effect.control, a.effect.treatment, n, n, step.cutoff, a.test)
         out.append(PlannedComparison(
-            stage=stage, group=group, other=other, n=n, otherN=n, cutoff=step.cutoff, smallestP=low,
-            separablePossible=low < step.cutoff, nSeparable=_n_crossing(plan, stage),
-            power=chance, nForPower=None if a.effect is None else _n_for_power(plan, stage, n, step.cutoff),
+            stage=stage, group=group, other=other, n=n, otherN=n, cutoff=step.cutoff, smallestP=alone.smallest,
+            separablePossible=alone.smallest < step.cutoff, nSeparable=crossing, power=chance, nForPower=n_power,
             powerAlone=alone.power, nForPowerAlone=alone.n_for_power, nSeparableAlone=alone.n_separable))
     return design, out
+
+
+def _stage_figures(plan: Plan, stage: str, n: int, cutoff: float
+                   ) -> tuple[_Alone, float | None, int | None, int | None]:
+    """A stage's figures, shared by its comparisons (equal n per group): at α alone, and for the family's
+    cut-off its power, the n a complete difference crosses at and the n for the target power (none under family
+    none, where the cut-off is α)."""
+    a = plan.analysis
+    alone = _alone(plan, n)
+    if a.family == "none":
+        return alone, None, None, None
+    chance = None if a.effect is None else power(a.effect.control, a.effect.treatment, n, n, cutoff, a.test)
+    n_power = None if a.effect is None else _n_for_power(plan, stage, n, cutoff)
+    return alone, chance, _n_crossing(plan, stage), n_power
 
 
 @dataclass(frozen=True)
@@ -155,13 +175,5 @@ def _n_for_power(plan: Plan, stage: str, n: int, cutoff: float) -> int | None:
     if guess is None:
         return None
 
-    def reaches(m: int) -> bool:
-        return power(effect.control, effect.treatment, m, m, _cutoff_at(plan, stage, m), a.test) >= a.power
-
-    while guess <= MAX_N and not reaches(guess):
-        guess += 1
-    if guess > MAX_N:
-        return None
-    while guess > 1 and reaches(guess - 1):
-        guess -= 1
-    return guess
+    return walk_to_target(guess, lambda m: power(effect.control, effect.treatment, m, m, _cutoff_at(plan, stage, m),
+                                                  a.test) >= a.power, 1, MAX_N)

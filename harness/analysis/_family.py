@@ -69,6 +69,18 @@ def stage_blocks(spec: FindingsSpec, present: Sequence[str]) -> list[tuple[str, 
     return out
 
 
+def block_of(kind: str, pairs: Sequence[tuple[str, str]], ns: Mapping[str, int], test: TestName) -> Block:
+    """The ``Block`` of ``stage_blocks``' (kind, pairs): its groups in order (a star's or triangle's control
+    first, then the groups compared with it), ``ns[group]`` trials each, its pairs as indices."""
+    if kind == "union":
+        order = list(dict.fromkeys(g for pair in pairs for g in pair))
+    else:
+        order = [pairs[0][1], *dict.fromkeys(g for g, o in pairs if o == pairs[0][1])]
+    index = {g: i for i, g in enumerate(order)}
+    return Block(kind, tuple(ns[g] for g in order), tuple((index[g], index[o]) for g, o in pairs),  # type: ignore[arg-type]
+                 test)
+
+
 def family_pairs(spec: FindingsSpec) -> list[tuple[str, str]]:
     """Every comparison the default family holds in one stage where every group takes part."""
     groups = [spec.placementControl, spec.positionGroup, spec.roleGroup, spec.controlGroup, spec.sentinelGroup]
@@ -166,13 +178,7 @@ def build_family(spec: FindingsSpec, counts: Mapping[str | None, CountsByGroup],
             present = [g for g, per in deciding.items() if per.get(stage, (0, 0))[1] > 0
                        and by_group.get(g, {}).get(stage, (0, 0))[1] > 0]
             for kind, pairs in stage_blocks(spec, present):
-                if kind == "union":
-                    order = list(dict.fromkeys(g for pair in pairs for g in pair))
-                else:  # the control first, then the groups compared with it
-                    order = [pairs[0][1], *dict.fromkeys(g for g, o in pairs if o == pairs[0][1])]
-                index = {g: i for i, g in enumerate(order)}
-                blocks.append(Block(kind, tuple(deciding[g][stage][1] for g in order),  # type: ignore[arg-type]
-                                    tuple((index[g], index[o]) for g, o in pairs), test))
+                blocks.append(block_of(kind, pairs, {g: deciding[g][stage][1] for g in present}, test))
                 keys.append([key(stage, g, o, model) for g, o in pairs])
                 pvalues.append([p_value(*deciding[g][stage], *deciding[o][stage], test) for g, o in pairs])
     count = sum(len(k) for k in keys)
@@ -195,14 +201,21 @@ Family = FamilyResult | FamilyName
 the family to build from the run's own counts."""
 
 
+def families(spec: FindingsSpec, counts: Mapping[str | None, CountsByGroup], alpha: float, test: TestName,
+             name: FamilyName = "findings", method: FamilyMethod = "exact",
+             samples: Mapping[str | None, CountsByGroup | None] | None = None) -> tuple[FamilyResult, FamilyResult]:
+    """(the family deciding each comparison: on the independent samples where given, the same family as if the
+    repeats were independent draws: on the counts; one object when no model has samples)."""
+    deciding = build_family(spec, counts, alpha, test, name, method, samples)
+    if not samples or all(v is None for v in samples.values()):
+        return deciding, deciding
+    return deciding, build_family(spec, counts, alpha, test, name, method)
+
+
 def run_families(spec: FindingsSpec, counts: CountsByGroup, samples: CountsByGroup | None, alpha: float,
                  test: TestName, family: Family = "findings", method: FamilyMethod = "exact",
                  as_counts: FamilyResult | None = None) -> tuple[FamilyResult, FamilyResult]:
-    """(the family deciding each comparison: on the independent samples when given, the family as if the repeats
-    were independent draws: on the counts). A given family is used as it is."""
+    """A single run's ``families``; a family already adjusted (a sweep's or the report's) is used as it is."""
     if isinstance(family, FamilyResult):
         return family, as_counts or family
-    deciding = build_family(spec, {None: counts}, alpha, test, family, method, {None: samples})
-    if samples is None:
-        return deciding, deciding
-    return deciding, build_family(spec, {None: counts}, alpha, test, family, method)
+    return families(spec, {None: counts}, alpha, test, family, method, {None: samples})

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from harness.plan import FindingsSpec
 from harness.stats import FamilyMethod, TestName
 
-from ._family import CountsByGroup, FamilyName, FamilyResult, build_family
+from ._family import CountsByGroup, FamilyName, FamilyResult, families
 from ._findings import derive_findings
 from ._models import Finding, StageStatus
 from ._rate_findings import derive_rate_findings
@@ -41,10 +41,7 @@ def sweep_family(spec: FindingsSpec, per_model: Mapping[str, ModelOutcomes], alp
     """(the sweep's family deciding each comparison, the same on the counts as if every repeat were a draw)."""
     counts: dict[str | None, CountsByGroup] = {m: _counts(o) for m, o in per_model.items()}
     samples: dict[str | None, CountsByGroup | None] = {m: _samples(o) for m, o in per_model.items()}
-    deciding = build_family(spec, counts, alpha, test, name, method, samples)
-    if all(v is None for v in samples.values()):
-        return deciding, deciding
-    return deciding, build_family(spec, counts, alpha, test, name, method)
+    return families(spec, counts, alpha, test, name, method, samples)
 
 
 def model_findings(spec: FindingsSpec, model: str, outcomes: ModelOutcomes,

@@ -11,13 +11,13 @@ from harness.analysis import (
     BaselineComparison,
     ConversationOutcome,
     SequentialResult,
-    build_family,
     compare_with_baseline,
     compare_with_control,
     derive_findings,
     derive_rate_findings,
     pass_hat_ks,
     review_design,
+    run_families,
     sequential_finding,
     with_wire_confounds,
 )
@@ -175,9 +175,7 @@ def build_report(exp: RunView, request: Any, experiment_id: str, status: str, st
     independent = None if temperature is not None and temperature > 0 else {
         g: {st: samples(exp, g, st) for st in per} for g, per in all_counts.items()}
     a = plan.analysis  # one family for every claim of difference in the report, held at alpha together
-    family = build_family(spec, {None: all_counts}, alpha, test, a.family, a.familyMethod, {None: independent})
-    as_counts = family if independent is None else build_family(spec, {None: all_counts}, alpha, test, a.family,
-                                                                a.familyMethod)
+    family, as_counts = run_families(spec, all_counts, independent, alpha, test, a.family, a.familyMethod)
     if spec.rules == "placement-rates":  # sampled repeats without gating: rates, not pass^k
         findings = derive_rate_findings(spec, all_counts, outcomes, model_kind=kind,  # type: ignore[arg-type]
                                         maintenance_ran=ran, alpha=alpha, test=test, samples=independent,

@@ -5,7 +5,7 @@ together, size and power, and a family of comparisons held at α together (the e
 Imports nothing of the harness; scipy only inside the functions that need it."""
 
 from ._family import FAMILY_METHODS, METHOD_TITLES, Block, FamilyMethod, FirstStep, adjusted, first_step
-from ._family_power import star_n_for_power, star_power, star_step
+from ._family_power import star_n_for_power, star_power, star_step, walk_to_target
 from ._joint import SINGLE, Structure, against_one_control, both_roles, effect_rates, structure
 from ._power import MAX_N, TARGET_POWER, complete_difference_p, n_for_power, n_separable, power, smallest_p
 from ._pvalues import DEFAULT_TEST, TESTS, TITLES, TestName, fisher_p, fisher_p_grid, p_grid, p_value, rejected
@@ -29,7 +29,7 @@ from ._supremum import supremum
 __all__ = [
     "ALPHA", "DEFAULT_TEST", "MAX_N", "SPENDING", "TARGET_POWER", "TESTS", "TITLES", "Z_95",
     "FAMILY_METHODS", "METHOD_TITLES", "Block", "FamilyMethod", "Figures", "FirstStep", "Spending", "TestName",
-    "adjusted", "adjusted_text", "first_step", "star_n_for_power", "star_power", "star_step",
+    "adjusted", "adjusted_text", "first_step", "star_n_for_power", "star_power", "star_step", "walk_to_target",
     "SINGLE", "Operating", "Structure", "against_one_control", "both_roles", "effect_rates", "stop_chances",
     "structure",
     "calibrated", "complete_difference_p", "fisher_p", "fisher_p_grid", "format_p", "look_alphas", "n_for_power",

@@ -135,6 +135,8 @@ def closed_adjusted(blocks: Sequence[Block], pvalues: Sequence[Sequence[float]])
     if len(blocks) != len(pvalues) or any(len(b.pairs) != len(p) for b, p in zip(blocks, pvalues, strict=True)):
         raise ValueError("one p-value per comparison of every block")
     candidates = sorted({float(v) for p in pvalues for v in p})
+    # each block's largest eligible curve at each candidate m, whatever it contains: what the other blocks add
+    free = {m: [block.best(m, p, None) or 0.0 for block, p in zip(blocks, pvalues, strict=True)] for m in candidates}
     out: list[list[float]] = []
     for b, (block, p) in enumerate(zip(blocks, pvalues, strict=True)):
         row = []
@@ -142,11 +144,8 @@ def closed_adjusted(blocks: Sequence[Block], pvalues: Sequence[Sequence[float]])
             largest = float(p[k])
             for m in candidates:
                 own = block.best(m, p, k)
-                if own is None:
-                    continue
-                others = [other.best(m, q, None) or 0.0 for c, (other, q) in enumerate(zip(blocks, pvalues,
-                                                                                          strict=True)) if c != b]
-                largest = max(largest, _combined([own, *others]))
+                if own is not None:
+                    largest = max(largest, _combined([own, *free[m][:b], *free[m][b + 1:]]))
             row.append(min(1.0, largest))
         out.append(row)
     return out

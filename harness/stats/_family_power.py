@@ -10,6 +10,8 @@ star's outcomes are few enough (``_sizes.ENUMERATION_LIMIT``); beyond, the Bonfe
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ._family import Block, FamilyMethod, FirstStep, first_step
 from ._power import MAX_N, TARGET_POWER, n_for_power, power
 from ._pvalues import DEFAULT_TEST, TestName
@@ -43,13 +45,17 @@ def star_n_for_power(control: float, treatment: float, comparisons: int, alpha: 
     guess = n_for_power(control, treatment, star_step(alone, comparisons, alpha, test, method).cutoff, target,
                         max_n, test) or max_n
 
-    def reaches(n: int) -> bool:
-        return star_power(control, treatment, n, comparisons, alpha, test, method) >= target
+    return walk_to_target(guess, lambda n: star_power(control, treatment, n, comparisons, alpha, test, method)
+                          >= target, alone, max_n)
 
+
+def walk_to_target(guess: int, reaches: Callable[[int], bool], floor: int, max_n: int) -> int | None:
+    """From ``guess``: up until ``reaches`` (None past ``max_n``), then down while the n below still reaches, not
+    below ``floor``. The search of an n per group whose cut-off moves with n, started near the answer."""
     while guess <= max_n and not reaches(guess):
         guess += 1
     if guess > max_n:
         return None
-    while guess > alone and reaches(guess - 1):
+    while guess > floor and reaches(guess - 1):
         guess -= 1
     return guess

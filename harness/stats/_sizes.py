@@ -82,28 +82,10 @@ def _curve(statistic: NDArray[np.float64], ns: Sequence[int]) -> SizeCurve:
 
 
 @lru_cache(maxsize=256)
-def star_curve(control_n: int, group_ns: tuple[int, ...], test: TestName) -> SizeCurve:
-    """The size curve of min over the groups of p(group vs control), all groups at one common rate; exact up to
-    ``ENUMERATION_LIMIT`` outcomes, else the Bonferroni bound of the single comparisons' exact curves."""
-    group_ns = tuple(sorted(group_ns))
-    if len(group_ns) == 1 or prod(n + 1 for n in (control_n, *group_ns)) <= ENUMERATION_LIMIT:
-        shape = (control_n + 1, *(n + 1 for n in group_ns))
-        statistic = np.full(shape, np.inf)
-        for k, n in enumerate(group_ns):
-            view = [1] * len(shape)
-            view[0], view[k + 1] = control_n + 1, n + 1
-            statistic = np.minimum(statistic, p_grid(n, control_n, test).T.reshape(view))  # [x_control, x_group]
-        return _curve(statistic, (control_n, *group_ns))
-    parts = [star_curve(control_n, (n,), test) for n in group_ns]
-    levels = np.unique(np.concatenate([p.levels for p in parts]))
-    return SizeCurve(levels, None, parts)
-
-
-@lru_cache(maxsize=64)
 def pairs_curve(ns: tuple[int, ...], pairs: tuple[tuple[int, int], ...], test: TestName) -> SizeCurve:
     """The size curve of min over ``pairs`` (indices into ``ns``) of their p, every group at one common rate: exact
-    up to ``ENUMERATION_LIMIT`` outcomes, else the Bonferroni bound of the pairs' exact curves."""
-    if prod(n + 1 for n in ns) > ENUMERATION_LIMIT:
+    up to ``ENUMERATION_LIMIT`` outcomes (one pair always), else the Bonferroni bound of the pairs' exact curves."""
+    if len(pairs) > 1 and prod(n + 1 for n in ns) > ENUMERATION_LIMIT:
         return bonferroni([pair_curve(ns[g], ns[o], test) for g, o in pairs])
     shape = tuple(n + 1 for n in ns)
     statistic = np.full(shape, np.inf)
@@ -113,6 +95,13 @@ def pairs_curve(ns: tuple[int, ...], pairs: tuple[tuple[int, int], ...], test: T
         grid = p_grid(ns[g], ns[o], test)  # [x_g, x_o]
         statistic = np.minimum(statistic, (grid if g < o else grid.T).reshape(view))
     return _curve(statistic, ns)
+
+
+def star_curve(control_n: int, group_ns: tuple[int, ...], test: TestName) -> SizeCurve:
+    """The size curve of min over the groups of p(group vs control), all groups at one common rate (the groups'
+    order does not matter, so they are sorted: one cached curve per star)."""
+    group_ns = tuple(sorted(group_ns))
+    return pairs_curve((control_n, *group_ns), tuple((k, 0) for k in range(1, len(group_ns) + 1)), test)
 
 
 def pair_curve(n_a: int, n_b: int, test: TestName) -> SizeCurve:
